@@ -1,0 +1,42 @@
+"""The `companion` command line.
+
+Each subcommand lives in its own module and is imported only when it runs, so that
+`companion break` does not pay for OpenCV or the web stack (the click "lazy group"
+pattern). To add a command, write `companion/cli/<name>_cmd.py` with a click command
+and add one line to COMMANDS.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from companion import __version__
+
+#: command name -> "module:attribute" of a click command
+COMMANDS: dict[str, str] = {
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def __init__(self, *args, lazy_commands: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy_commands:
+            module_name, attr = self.lazy_commands[cmd_name].split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="companion")
+def main() -> None:
+    """Mahjong table companion: dice, wall break, dealer, winds and scores for a real table."""

@@ -1,0 +1,1 @@
+"""Vision: pure functions on numpy images (tiles, walls, dice, markers, calibration)."""
