@@ -16,6 +16,7 @@ from companion import __version__
 
 #: command name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
+    "bench": "companion.cli.bench_cmd:bench",
 }
 
 
