@@ -1,0 +1,350 @@
+"""Rule variants as data: the schema of a variant file and its loader.
+
+A variant file is TOML. Every setting where rule books disagree (see the README's
+variants table) is a field here, never a code branch. A club's house rules are a
+file that `extends` a built-in variant and changes only what differs:
+
+    extends = "classical"
+    name = "our-club"
+    title = "Our club's rules"
+    [dead_wall]
+    stacks = 6
+
+Unknown fields are errors (a misspelt key must not be silently ignored) and every
+error names the field, e.g. ``house.toml: dead_wall.stacks: Expected `int`, got `str```.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from companion.errors import VariantError
+from companion.rules.seats import Wind
+from companion.validation import convert
+
+BUILTIN_DIR = Path(__file__).with_name("variants")
+
+
+class _Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Base of every section: unknown keys are errors."""
+
+
+class TilesSpec(_Spec):
+    """Which tiles are in the set; the walls are a quarter of them each, 2 high."""
+
+    flowers: bool = True
+    seasons: bool = True
+    jokers: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.jokers <= 16:
+            raise ValueError("jokers must be between 0 and 16")
+        if self.total % 8:
+            raise ValueError(f"{self.total} tiles cannot build four walls of two-tile stacks")
+
+    @property
+    def total(self) -> int:
+        return 136 + 4 * self.flowers + 4 * self.seasons + self.jokers
+
+    @property
+    def stacks_per_wall(self) -> int:
+        return self.total // 8
+
+
+class SeatingSpec(_Spec):
+    #: "anticlockwise": South on East's right (R23, classical, MCR, riichi);
+    #: "clockwise": compass-style, South on East's left (seed 003)
+    direction: Literal["anticlockwise", "clockwise"] = "anticlockwise"
+
+
+class DiceSpec(_Spec):
+    #: who throws, in order: R17 East throws, R19 then the player whose wall was chosen
+    throws: list[Literal["dealer", "breaker"]] = msgspec.field(default_factory=lambda: ["dealer", "breaker"])
+    #: dice per throw
+    dice: int = 2
+    #: which throw's total chooses the wall (1-based; R17: the first)
+    wall_by: int = 1
+    #: R17: walls are counted from the dealer's own (= 1) in turn order E, S, W, N
+    wall_count: Literal["turn_order", "reverse_turn_order"] = "turn_order"
+    #: how many stacks are counted: R19 "sum" of all throws, or the "last" or "first" throw alone
+    stacks_by: Literal["sum", "last", "first"] = "sum"
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.throws) <= 3:
+            raise ValueError("throws must list 1 to 3 throws")
+        if self.throws[0] != "dealer":
+            raise ValueError("the first throw is the dealer's (it chooses the wall)")
+        if not 1 <= self.dice <= 3:
+            raise ValueError("dice must be 1, 2 or 3")
+        if not 1 <= self.wall_by <= len(self.throws):
+            raise ValueError("wall_by must name one of the throws")
+        if "breaker" in self.throws[: self.wall_by]:
+            raise ValueError("the breaker cannot throw before the throw that chooses the breaker's wall")
+
+
+class BreakSpec(_Spec):
+    #: R19: counting starts at the "right" end of the chosen wall as seen by its owner (seed 003: "left")
+    count_from: Literal["right", "left"] = "right"
+    #: R19: past the wall's end the count goes on along the "next_wall"; "same_wall" starts again on it
+    overflow: Literal["next_wall", "same_wall"] = "next_wall"
+    #: "lift": R19, the counted stack is lifted out and becomes the two loose tiles;
+    #: "split": the wall is split after the counted stack (riichi, MCR)
+    style: Literal["lift", "split"] = "lift"
+
+
+class DeadWallSpec(_Spec):
+    #: R20: stacks in the dead wall (kong box), loose tiles not counted
+    stacks: int = 7
+    #: R20: the side of the break it lies on, as seen by a player behind the wall; the deal goes the other way
+    side: Literal["right", "left"] = "right"
+    #: R22: False = no tiles move from the live wall to the dead wall; riichi keeps it at 14 tiles
+    keep_size: bool = False
+    #: riichi: the dora indicator is the top tile of this stack counted from the break (None: no indicator)
+    indicator_at: int | None = None
+
+
+class ReplacementSpec(_Spec):
+    """Where loose (replacement) tiles for kongs and bonus tiles come from (R19–R22)."""
+
+    #: "loose": the lifted stack's two tiles laid on the dead wall, replenished from it (R19–R21);
+    #: "dead_wall": straight from the dead-wall stacks nearest the break (riichi rinshan);
+    #: "live_end": from the far end of the live wall (seed 004, MCR)
+    source: Literal["loose", "dead_wall", "live_end"] = "loose"
+    #: R20 custom: the former top tile lies on the 5th dead-wall stack from the break …
+    loose_top_at: int = 5
+    #: … and the former bottom tile on the 3rd
+    loose_bottom_at: int = 3
+    #: R21: the loose tile "farther" from the break is taken first
+    first: Literal["farther", "nearer"] = "farther"
+
+
+class DealSpec(_Spec):
+    hand_size: int = 13
+    #: tiles each seat takes per pass, in turn order from East (R24: two stacks = 4 tiles, three times)
+    blocks: list[int] = msgspec.field(default_factory=lambda: [4, 4, 4])
+    #: the last pass, tiles for E, S, W, N (R24: East one more stack, the others one tile each)
+    final: list[int] = msgspec.field(default_factory=lambda: [2, 1, 1, 1])
+    #: optional: which tiles of the last pass each seat takes, numbered 1.. along the live wall
+    #: (riichi "chonchon": [[1, 5], [2], [3], [4]]); default in order
+    final_picks: list[list[int]] | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.hand_size <= 20:
+            raise ValueError("hand_size must be between 1 and 20")
+        if any(b < 1 for b in self.blocks) or len(self.final) != 4 or any(f < 0 for f in self.final):
+            raise ValueError("blocks must be positive tile counts and final must give 4 counts (E, S, W, N)")
+        for seat, extra in enumerate(self.final):
+            got = sum(self.blocks) + extra
+            want = self.hand_size + (1 if seat == 0 else 0)
+            if got != want:
+                raise ValueError(
+                    f"{'ESWN'[seat]} would be dealt {got} tiles, not {want} (hand_size {self.hand_size}, East one more)"
+                )
+        if self.final_picks is not None:
+            if [len(p) for p in self.final_picks] != self.final:
+                raise ValueError("final_picks must give each seat as many tiles as final says")
+            flat = sorted(n for picks in self.final_picks for n in picks)
+            if flat != list(range(1, sum(self.final) + 1)):
+                raise ValueError(f"final_picks must use each of the tiles 1..{sum(self.final)} once")
+
+
+class RotationSpec(_Spec):
+    """Who is East next (R11)."""
+
+    #: R11: East keeps the title while winning; MCR (seed 004) and seed 003: never
+    keep_on_dealer_win: bool = True
+    #: R11: "always" (a draw keeps East); MCR "never"; riichi "if_dealer_ready" (tenpai)
+    keep_on_draw: Literal["always", "never", "if_dealer_ready"] = "always"
+    #: repeat counter shown to players: "none"; "repeats" (hands East has kept the title in a row);
+    #: "honba" (riichi: +1 on a dealer repeat or a draw, back to 0 when another player wins)
+    counter: Literal["none", "repeats", "honba"] = "none"
+
+
+class RoundsSpec(_Spec):
+    #: R13: the prevalent wind of each round in order; a round ends when the title has passed
+    #: round the table once (R12) and the game after the last round (R14)
+    winds: list[Wind] = msgspec.field(default_factory=lambda: ["E", "S", "W", "N"])
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.winds) <= 16:
+            raise ValueError("winds must list 1 to 16 rounds")
+
+
+class _Settlement(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, tag_field="method"):
+    start_score: int = 0
+
+
+class ClassicalSettlement(_Settlement, tag="classical"):
+    """Every loser pays the winner the winner's hand score; losers may settle among themselves."""
+
+    #: seed 003 / classical: East pays and receives double
+    east_factor: int = 2
+    #: losers pay each other the difference of their own hand scores
+    losers_settle: bool = True
+    #: multiply a self-drawn win (most books: 1, the doubling is in the hand score)
+    self_drawn_factor: int = 1
+    #: the most a hand can score (None: no limit)
+    limit: int | None = None
+
+
+class McrSettlement(_Settlement, tag="mcr"):
+    """MCR: the discarder pays base + fan, the others base; self-drawn: all pay base + fan."""
+
+    base: int = 8
+    min_fan: int = 8
+
+
+class RiichiSettlement(_Settlement, tag="riichi"):
+    """Riichi: han and fu to points, with honba and riichi sticks."""
+
+    start_score: int = 25000
+    riichi_stick: int = 1000
+    honba_ron: int = 300
+    honba_tsumo: int = 100
+    noten_total: int = 3000
+    #: round 4 han 30 fu and 3 han 60 fu up to mangan
+    kiriage_mangan: bool = False
+
+
+class HongKongSettlement(_Settlement, tag="hongkong"):
+    """Hong Kong: faan to points by a table; the discarder pays for the others ("full") or double ("half")."""
+
+    #: points for a win of 0, 1, 2 … faan; the last entry is the limit
+    faan_points: list[int] = msgspec.field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384]
+    )
+    min_faan: int = 3
+    #: "half": the discarder pays double, the others single; "full": the discarder pays for all three
+    discard: Literal["half", "full"] = "half"
+    #: East pays and receives this factor (1: no dealer factor)
+    east_factor: int = 1
+
+
+class NoSettlement(_Settlement, tag="none"):
+    """Keep no scores."""
+
+
+Settlement = ClassicalSettlement | McrSettlement | RiichiSettlement | HongKongSettlement | NoSettlement
+
+
+class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One rule variant: everything the companion needs to know about how a table plays."""
+
+    name: str
+    title: str
+    #: where the rules come from (rule texts, rule numbers)
+    source: str = ""
+    tiles: TilesSpec = msgspec.field(default_factory=TilesSpec)
+    seating: SeatingSpec = msgspec.field(default_factory=SeatingSpec)
+    dice: DiceSpec = msgspec.field(default_factory=DiceSpec)
+    break_: BreakSpec = msgspec.field(default_factory=BreakSpec, name="break")
+    dead_wall: DeadWallSpec = msgspec.field(default_factory=DeadWallSpec)
+    replacement: ReplacementSpec = msgspec.field(default_factory=ReplacementSpec)
+    deal: DealSpec = msgspec.field(default_factory=DealSpec)
+    rotation: RotationSpec = msgspec.field(default_factory=RotationSpec)
+    rounds: RoundsSpec = msgspec.field(default_factory=RoundsSpec)
+    settlement: Settlement = msgspec.field(default_factory=ClassicalSettlement)
+    #: the variant's customary words shown to players, e.g. {E = "Ton"} for riichi
+    terms: dict[str, str] = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", self.name):
+            raise ValueError("name must be 1-40 lower-case letters, digits, '-' or '_'")
+        n = self.tiles.stacks_per_wall
+        dead = self.dead_wall.stacks
+        if not 0 <= dead <= 2 * n:
+            raise ValueError(f"dead_wall.stacks must be between 0 and {2 * n}")
+        lift = self.break_.style == "lift"
+        if lift != (self.replacement.source == "loose"):
+            raise ValueError('break.style "lift" makes loose tiles: it goes with replacement.source "loose" (and only it)')
+        if lift:
+            at = (self.replacement.loose_top_at, self.replacement.loose_bottom_at)
+            if at[0] == at[1] or not all(1 <= a <= dead for a in at):
+                raise ValueError(f"loose tiles must lie on two different dead-wall stacks 1..{dead}")
+        if self.replacement.source == "dead_wall" and dead < 1:
+            raise ValueError('replacement.source "dead_wall" needs a dead wall')
+        if self.dead_wall.indicator_at is not None and not 1 <= self.dead_wall.indicator_at <= dead:
+            raise ValueError(f"dead_wall.indicator_at must be a dead-wall stack 1..{dead}")
+        live = self.tiles.total - 2 * dead - (2 if lift else 0) - (4 * self.deal.hand_size + 1)
+        if live < 1:
+            raise ValueError(f"the deal and the dead wall leave no live wall ({live} tiles)")
+
+    @property
+    def stacks_per_wall(self) -> int:
+        return self.tiles.stacks_per_wall
+
+    def to_dict(self) -> dict[str, Any]:
+        return msgspec.to_builtins(self)
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            # a different settlement method starts from that method's defaults
+            if key == "settlement" and value.get("method", merged[key].get("method")) != merged[key].get("method"):
+                merged[key] = dict(value)
+            else:
+                merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise VariantError(f"{path}: no such variant file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise VariantError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise VariantError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _locate(ref: str, search_dirs: tuple[Path, ...]) -> Path:
+    if ref.endswith(".toml") or "/" in ref or "\\" in ref:
+        return Path(ref)
+    for d in (*search_dirs, BUILTIN_DIR):
+        candidate = Path(d) / f"{ref}.toml"
+        if candidate.is_file():
+            return candidate
+    known = sorted(set(builtin_names()) | {p.stem for d in search_dirs for p in Path(d).glob("*.toml")})
+    raise VariantError(f"unknown variant {ref!r}; known: {', '.join(known)} (or give a path to a .toml file)")
+
+
+def _resolve(ref: str, search_dirs: tuple[Path, ...], seen: tuple[Path, ...]) -> tuple[dict[str, Any], str]:
+    path = _locate(ref, search_dirs)
+    if path.resolve() in seen:
+        raise VariantError(f"{path}: 'extends' goes round in a circle")
+    data = _read_toml(path)
+    parent = data.pop("extends", None)
+    if parent is not None:
+        if not isinstance(parent, str):
+            raise VariantError(f"{path}: extends: must be the name of a variant")
+        base, _ = _resolve(parent, search_dirs + (path.parent,), seen + (path.resolve(),))
+        data = _deep_merge(base, data)
+    return data, str(path.name if path.parent == BUILTIN_DIR else path)
+
+
+def parse_variant(data: dict[str, Any], origin: str = "variant") -> Variant:
+    """Validate a variant given as a dict (already merged); errors name the field."""
+    return convert(data, Variant, origin, VariantError)
+
+
+def load_variant(ref: str, search_dirs: tuple[Path, ...] | list[Path] = ()) -> Variant:
+    """Load a variant by name (searched in `search_dirs`, then the built-ins) or by path."""
+    data, origin = _resolve(ref, tuple(Path(d) for d in search_dirs), ())
+    return parse_variant(data, origin)

@@ -1,0 +1,61 @@
+"""Turn plain data (TOML, JSON) into typed settings with errors a player can act on.
+
+msgspec says "Invalid enum value 'middle' - at `$.break.count_from`"; players get
+"house.toml: break.count_from: Invalid enum value 'middle' (one of: right, left)".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+import msgspec
+import msgspec.inspect as mi
+
+T = TypeVar("T")
+_AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+
+
+def _choices(root: type, path: str) -> list[str] | None:
+    """The allowed values of the field at `path` if it is a choice (Literal or tagged union)."""
+    info: Any = mi.type_info(root)
+    for part in filter(None, re.split(r"\.|\[\d+\]", path)):
+        candidates = info.types if isinstance(info, mi.UnionType) else [info]
+        for cand in candidates:
+            if isinstance(cand, mi.StructType):
+                if cand.tag_field == part:
+                    return [str(t.tag) for t in candidates if isinstance(t, mi.StructType)]
+                match = next((f for f in cand.fields if f.encode_name == part), None)
+                if match is not None:
+                    info = match.type
+                    break
+        else:
+            return None
+    while isinstance(info, (mi.ListType, mi.UnionType)) and not isinstance(info, mi.LiteralType):
+        if isinstance(info, mi.ListType):
+            info = info.item_type
+        else:
+            lits = [t for t in info.types if isinstance(t, mi.LiteralType)]
+            if not lits:
+                return None
+            info = lits[0]
+    return [str(v) for v in info.values] if isinstance(info, mi.LiteralType) else None
+
+
+def explain(err: msgspec.ValidationError, root: type) -> str:
+    """'field.path: message (one of: …)' from a msgspec validation error."""
+    m = _AT.match(str(err))
+    msg, path = (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
+    if "Invalid enum value" in msg or "Invalid value" in msg:
+        choices = _choices(root, path)
+        if choices:
+            msg += f" (one of: {', '.join(choices)})"
+    return f"{path}: {msg}" if path else msg
+
+
+def convert(data: Any, type_: type[T], origin: str, error: type[Exception]) -> T:
+    """msgspec.convert with an `error` that starts with `origin` and names the field."""
+    try:
+        return msgspec.convert(data, type_)
+    except msgspec.ValidationError as e:
+        raise error(f"{origin}: {explain(e, type_)}") from None
