@@ -1,0 +1,126 @@
+"""The facts a game is made of. The log of these events is the game; the state is derived.
+
+Events are msgspec structs tagged by `type`, so a stored payload decodes back into the
+right class and is validated on the way. Players are referred to by their index 0..3,
+the seat they had in the first hand (0 began as East): a player's wind changes from
+hand to hand, the player does not. Ids and times belong to the stored record, not to
+the event.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from companion.rules.seats import Wind
+from companion.rules.variant import Variant
+
+#: where dice came from: the dice box over serial, a phone, the camera, the simulator, typed in
+DiceSource = Literal["serial", "phone", "camera", "sim", "manual"]
+
+
+class Event(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """Base of every game event."""
+
+
+class GameStarted(Event, tag="game_started"):
+    """A new game: the variant (a full copy, so later edits of the file do not change it) and the players."""
+
+    variant: Variant
+    #: names in first-hand seat order: East, South, West, North
+    players: list[str]
+
+
+class DiceThrown(Event, tag="dice"):
+    """A throw of the dice (R17, R19). With `cocked` dice the throw is not complete (R18)."""
+
+    faces: list[int]
+    source: DiceSource = "manual"
+    #: indices of dice that landed cocked or outside the walls and must be thrown again (R18)
+    cocked: list[int] = msgspec.field(default_factory=list)
+    #: serial dice box: its boot id and sequence number (each recorded once)
+    boot_id: str | None = None
+    seq: int | None = None
+
+
+class WallBroken(Event, tag="wall_broken"):
+    """Where the wall was actually broken, as the camera saw it or a player confirmed it."""
+
+    seat: Wind
+    stack: int
+    source: str = "manual"
+
+
+class HandWon(Event, tag="hand_won"):
+    winner: int
+    #: the player who discarded the winning tile; None when self-drawn
+    discarder: int | None = None
+    #: points / fan / han / faan, as the variant counts; None: not scored
+    value: int | None = None
+    fu: int | None = None
+    #: classical: the losers' own hand scores, for settling among themselves
+    hand_scores: dict[int, int] = msgspec.field(default_factory=dict)
+    #: riichi: players who declared riichi this hand
+    riichi: list[int] = msgspec.field(default_factory=list)
+
+
+class HandDrawn(Event, tag="hand_drawn"):
+    """A hand that ended with no mahjong (a draw, washout)."""
+
+    #: riichi: players tenpai at the exhaustive draw (decides noten payments and dealer repeat)
+    ready: list[int] = msgspec.field(default_factory=list)
+    riichi: list[int] = msgspec.field(default_factory=list)
+
+
+Correctable = DiceThrown | WallBroken | HandWon | HandDrawn
+
+
+class Undone(Event, tag="undo"):
+    """Cancels an earlier event (an undo of an undo brings the event back)."""
+
+    target: int
+
+
+class Corrected(Event, tag="correct"):
+    """Replaces an earlier event with a corrected one; everything after it is derived again."""
+
+    target: int
+    event: Correctable
+
+
+GameEvent = GameStarted | DiceThrown | WallBroken | HandWon | HandDrawn | Undone | Corrected
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as stored: its id in the log, the game it belongs to, and when it was written."""
+
+    id: int
+    game: int
+    at: datetime
+    event: GameEvent
+
+    @property
+    def type(self) -> str:
+        return type(self.event).__struct_config__.tag  # type: ignore[return-value]
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "game": self.game, "at": self.at.isoformat(), **msgspec.to_builtins(self.event)}
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(GameEvent)
+
+
+def encode(event: Event) -> bytes:
+    return _encoder.encode(event)
+
+
+def decode(payload: bytes | str) -> GameEvent:
+    return _decoder.decode(payload)
+
+
+def from_json(data: dict) -> GameEvent:
+    """An event from a JSON object (e.g. an API body); msgspec.ValidationError names the bad field."""
+    return msgspec.convert(data, GameEvent)

@@ -1,0 +1,330 @@
+"""Fold a game's event log through its variant into the state players see.
+
+Pure: no I/O, no clock, no threads. Undo and correction are resolved first (an event
+can be cancelled or replaced at any point in the past), then the remaining events are
+applied in order, so everything after a corrected event is derived again. An event that
+the game cannot accept at its place (e.g. a result after the game is over, which a
+correction earlier in the log can cause) is set aside in `ignored` with the reason;
+it never stops the rest of the game from being derived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from companion.errors import CompanionError, DiceError, GameRuleError
+from companion.game.events import (
+    Corrected,
+    DiceThrown,
+    GameEvent,
+    GameStarted,
+    HandDrawn,
+    HandWon,
+    Recorded,
+    Undone,
+    WallBroken,
+)
+from companion.rules import rotation as rot
+from companion.rules.seats import WINDS
+from companion.rules.settlement import HandResult, settle
+from companion.rules.variant import Variant
+from companion.rules.wall import Break, Square, break_wall, position_of, thrower
+
+
+@dataclass
+class PendingThrow:
+    """A throw with cocked dice waiting to be thrown again (R18)."""
+
+    by: str | None
+    faces: list[int]
+    cocked: list[int]
+
+
+@dataclass
+class GameState:
+    """Everything derived from one game's log. `to_json()` is what phones and `--json` show."""
+
+    game: int
+    variant: Variant
+    players: list[str]
+    rotation: rot.Rotation = field(default_factory=rot.Rotation)
+    scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    pot: int = 0
+    throws: list[list[int]] = field(default_factory=list)
+    throw_events: list[int] = field(default_factory=list)
+    pending: PendingThrow | None = None
+    brk: Break | None = None
+    observed_break: tuple[str, int] | None = None
+    unassigned: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    ignored: list[dict[str, Any]] = field(default_factory=list)
+    #: the error that set each ignored event aside, by event id (not shown to players)
+    rejections: dict[int, CompanionError] = field(default_factory=dict)
+    last_event: int = 0
+    #: effective events (after undo/correction) that were applied, by id
+    applied: list[int] = field(default_factory=list)
+
+    # --- derived views ----------------------------------------------------------------------
+    @property
+    def dealer(self) -> int:
+        return self.rotation.dealer
+
+    @property
+    def east(self) -> str:
+        return self.players[self.dealer]
+
+    @property
+    def game_over(self) -> bool:
+        return rot.game_over(self.variant, self.rotation)
+
+    @property
+    def prevalent(self) -> str:
+        return rot.prevalent_wind(self.variant, self.rotation)
+
+    @property
+    def hand(self) -> int:
+        """1-based number of the hand about to be played (or the last one, once the game is over)."""
+        return self.rotation.hands + (0 if self.game_over else 1)
+
+    def seat_wind(self, player: int) -> str:
+        return self.rotation.seat_wind(player)
+
+    def expected_throw(self) -> dict[str, Any] | None:
+        """The throw the game waits for next: index (1-based) and who throws; None when none is due."""
+        if self.game_over or self.brk is not None:
+            return None
+        index = len(self.throws)
+        by = self.pending.by if self.pending else thrower(self.variant, index, self.throws)
+        return {"index": index + 1, "of": len(self.variant.dice.throws), "by": by,
+                "rethrow": list(self.pending.cocked) if self.pending else []}
+
+    @property
+    def phase(self) -> str:
+        if self.game_over:
+            return "over"
+        return "throw" if self.brk is None else "play"
+
+    def last_dice(self) -> list[int] | None:
+        """The latest complete throw, of this hand or else of the hand before."""
+        if self.throws:
+            return self.throws[-1]
+        if self.history and self.history[-1]["dice"]:
+            return self.history[-1]["dice"][-1]
+        return None
+
+    def break_check(self) -> dict[str, Any] | None:
+        """Does the wall as broken (camera or player) agree with the dice?"""
+        if self.observed_break is None or self.brk is None:
+            return None
+        expected = [self.brk.wall, self.brk.stack]
+        return {"expected": expected, "observed": list(self.observed_break), "ok": list(self.observed_break) == expected}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "variant": {"name": self.variant.name, "title": self.variant.title, "terms": self.variant.terms,
+                        "stacks_per_wall": self.variant.stacks_per_wall,
+                        "seating": self.variant.seating.direction, "counter": self.variant.rotation.counter},
+            "players": list(self.players),
+            "east": self.east,
+            "dealer": self.dealer,
+            "seat_winds": {p: self.seat_wind(i) for i, p in enumerate(self.players)},
+            "seats": {w: self.players[self.rotation.player_at(w)] for w in WINDS},
+            "prevalent": self.prevalent,
+            "round": min(self.rotation.round_index, len(self.variant.rounds.winds) - 1) + 1,
+            "rounds": len(self.variant.rounds.winds),
+            "hand": self.hand,
+            "hand_in_round": self.rotation.hand_in_round,
+            "counter": self.rotation.counter,
+            "game_over": self.game_over,
+            "phase": self.phase,
+            "scores": {p: self.scores[i] for i, p in enumerate(self.players)},
+            "pot": self.pot,
+            "expected_throw": self.expected_throw(),
+            "throws": [{"event": e, "faces": f} for e, f in zip(self.throw_events, self.throws)],
+            "last_dice": self.last_dice(),
+            "break": self.brk.to_json() if self.brk else None,
+            "break_check": self.break_check(),
+            "unassigned_rolls": list(self.unassigned),
+            "history": list(self.history),
+            "ignored": list(self.ignored),
+            "last_event": self.last_event,
+        }
+
+
+def effective_events(records: Sequence[Recorded]) -> list[tuple[Recorded, GameEvent]]:
+    """Resolve undo and correction: the events that count, in log order, as corrected.
+
+    An undo always comes after its target, so walking the log backwards settles every
+    event's fate before the event itself is reached (an undo of an undo revives its target).
+    """
+    cancelled: set[int] = set()
+    replaced: dict[int, GameEvent] = {}
+    for r in reversed(records):
+        if r.id in cancelled:
+            continue
+        if isinstance(r.event, Undone):
+            cancelled.add(r.event.target)
+        elif isinstance(r.event, Corrected):
+            replaced.setdefault(r.event.target, r.event.event)  # the latest correction wins
+    return [
+        (r, replaced.get(r.id, r.event))
+        for r in records
+        if r.id not in cancelled and not isinstance(r.event, (Undone, Corrected))
+    ]
+
+
+def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
+    """An undo or correction must point at an earlier event of this game that can be changed."""
+    by_id = {r.id: r for r in records}
+    target = by_id.get(event.target)
+    if target is None:
+        raise GameRuleError(f"event {event.target} is not part of this game")
+    if isinstance(target.event, GameStarted):
+        raise GameRuleError("the start of a game cannot be undone or corrected; start a new game instead")
+    if isinstance(event, Corrected) and isinstance(target.event, (Undone, Corrected)):
+        raise GameRuleError("an undo or correction cannot be corrected; undo it instead")
+    if isinstance(event, Corrected) and type(target.event) is not type(event.event) and not (
+        isinstance(target.event, (HandWon, HandDrawn)) and isinstance(event.event, (HandWon, HandDrawn))
+    ):
+        raise GameRuleError("a correction must replace an event of the same kind (a result by a result)")
+
+
+def fold(records: Sequence[Recorded]) -> GameState:
+    """The state of the game whose log is `records` (its GameStarted first)."""
+    if not records or not isinstance(records[0].event, GameStarted):
+        raise GameRuleError("a game's log must begin with the start of the game")
+    start = records[0]
+    assert isinstance(start.event, GameStarted)
+    variant = start.event.variant
+    state = GameState(game=start.id, variant=variant, players=list(start.event.players))
+    state.scores = [variant.settlement.start_score] * 4
+    state.last_event = records[-1].id
+    for record, event in effective_events(records[1:]):
+        try:
+            apply(state, record.id, event)
+        except CompanionError as e:
+            state.ignored.append({"event": record.id, "type": record.type, "reason": str(e)})
+            state.rejections[record.id] = e
+        else:
+            state.applied.append(record.id)
+    return state
+
+
+def apply(state: GameState, event_id: int, event: GameEvent) -> None:
+    """Apply one effective event; raise GameRuleError/DiceError if it cannot happen now."""
+    match event:
+        case DiceThrown():
+            _dice(state, event_id, event)
+        case WallBroken():
+            _observed_break(state, event)
+        case HandWon():
+            _hand_over(state, event_id, event, winner=event.winner)
+        case HandDrawn():
+            _hand_over(state, event_id, event, winner=None)
+        case GameStarted():
+            raise GameRuleError("a new game starts a new log")
+        case _:
+            raise GameRuleError(f"unknown event {type(event).__name__}")
+
+
+def _check_player(state: GameState, p: int | None, what: str) -> None:
+    if p is not None and not 0 <= p < len(state.players):
+        raise GameRuleError(f"{what}: no player {p} at this table")
+
+
+def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
+    if state.game_over:
+        raise GameRuleError("the game is over")
+    n = state.variant.dice.dice
+    cocked = sorted(set(ev.cocked))
+    if any(not 0 <= c < len(ev.faces) for c in cocked):
+        raise DiceError(f"cocked die {cocked} is not one of the {len(ev.faces)} dice thrown")
+    for i, face in enumerate(ev.faces):
+        if not (1 <= face <= 6 or (i in cocked and face == 0)):
+            raise DiceError(f"a die shows 1 to 6, not {face}")
+    if state.brk is not None:
+        # R17/R19 are done for this hand: keep the roll for a player to assign or discard.
+        state.unassigned.append({"event": event_id, "faces": list(ev.faces), "source": ev.source})
+        return
+    if state.pending is not None and len(ev.faces) == len(state.pending.cocked) < n:
+        # R18: only the cocked dice are thrown again
+        faces = list(state.pending.faces)
+        for die, face in zip(state.pending.cocked, ev.faces):
+            faces[die] = face
+        still = [state.pending.cocked[i] for i in cocked]
+        by = state.pending.by
+    elif len(ev.faces) == n:
+        faces, still = list(ev.faces), cocked
+        by = thrower(state.variant, len(state.throws), state.throws)
+    else:
+        want = f"{n} dice" + (f" (or the {len(state.pending.cocked)} to throw again)" if state.pending else "")
+        raise DiceError(f"expected {want}, got {len(ev.faces)}")
+    if still:
+        state.pending = PendingThrow(by, faces, still)  # R18: a cocked die must be thrown again
+        return
+    state.pending = None
+    state.throws.append(faces)
+    state.throw_events.append(event_id)
+    if len(state.throws) == len(state.variant.dice.throws):
+        state.brk = break_wall(state.variant, state.throws)
+
+
+def _observed_break(state: GameState, ev: WallBroken) -> None:
+    try:
+        position_of(Square.for_variant(state.variant), ev.seat, ev.stack)
+    except ValueError as e:
+        raise GameRuleError(str(e)) from None
+    state.observed_break = (ev.seat, ev.stack)
+
+
+def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winner: int | None) -> None:
+    if state.game_over:
+        raise GameRuleError("the game is over: start a new game")
+    discarder = ev.discarder if isinstance(ev, HandWon) else None
+    _check_player(state, winner, "winner")
+    _check_player(state, discarder, "discarder")
+    if winner is not None and discarder == winner:
+        raise GameRuleError("a player cannot win on their own discard; leave 'from' empty for self-drawn")
+    for p in ev.riichi:
+        _check_player(state, p, "riichi")
+    ready = tuple(ev.ready) if isinstance(ev, HandDrawn) else ()
+    for p in ready:
+        _check_player(state, p, "ready")
+    scores = ev.hand_scores if isinstance(ev, HandWon) else {}
+    for p in scores:
+        _check_player(state, p, "hand score")
+    result = HandResult(
+        winner=winner,
+        discarder=discarder,
+        value=ev.value if isinstance(ev, HandWon) else None,
+        fu=ev.fu if isinstance(ev, HandWon) else None,
+        hand_scores=dict(scores),
+        riichi=tuple(ev.riichi),
+        ready=ready,
+    )
+    before = state.rotation
+    payment = settle(state.variant.settlement, result, dealer=before.dealer, counter=before.counter, pot=state.pot)
+    state.scores = [s + d for s, d in zip(state.scores, payment.deltas)]
+    state.pot = payment.pot
+    names = state.players
+    state.history.append({
+        "event": event_id,
+        "hand": before.hands + 1,
+        "prevalent": rot.prevalent_wind(state.variant, before),
+        "east": names[before.dealer],
+        "counter": before.counter,
+        "result": "win" if winner is not None else "draw",
+        "winner": names[winner] if winner is not None else None,
+        "from": names[discarder] if discarder is not None else None,
+        "value": result.value,
+        "fu": result.fu,
+        "dice": [list(t) for t in state.throws],
+        "break": [state.brk.wall, state.brk.stack] if state.brk else None,
+        "deltas": {names[i]: d for i, d in enumerate(payment.deltas)},
+    })
+    state.rotation = rot.after_hand(state.variant, before, winner=winner, dealer_ready=before.dealer in ready)
+    # a new hand: new wall, new dice (unassigned rolls stay until a player deals with them)
+    state.throws, state.throw_events, state.pending = [], [], None
+    state.brk, state.observed_break = None, None

@@ -1,0 +1,117 @@
+"""A one-line notation for what happens at the table, used by `companion replay` and scripts.
+
+    win A                    A wins, self-drawn, no value entered
+    win C from B 24          C wins on B's discard; hand value 24
+    win A 32 B=8 C=4 D=0     classical: the losers' own hand scores, for settling among themselves
+    win B from A 3han30fu riichi=B,C     riichi: han and fu (or mangan, haneman, baiman, sanbaiman, yakuman)
+    draw                     a hand with no mahjong
+    draw ready=A,C riichi=A  riichi: who was tenpai, who declared riichi
+    dice 3,4                 a throw of the dice (R17, R19); `dice 3,0 cocked=2` a cocked second die (R18)
+    undo                     undo the latest event that counts
+
+Blank lines and text after `#` are ignored. Players are named as in --players (any case)
+or by their current seat wind letter.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from companion.errors import CompanionError
+from companion.game.events import DiceThrown, Event, HandDrawn, HandWon, Undone
+
+LIMITS = {"mangan": 5, "haneman": 6, "baiman": 8, "sanbaiman": 11, "yakuman": 13}
+_HAN_FU = re.compile(r"^(?P<han>\d+)han(?:(?P<fu>\d+)fu)?$", re.I)
+
+
+class NotationError(CompanionError, ValueError):
+    """A line that does not say a result."""
+
+
+class UndoLatest:
+    """`undo` with no event id: undo the latest event that still counts."""
+
+
+def parse_value(token: str) -> tuple[int, int | None]:
+    """'24' → (24, None); '3han30fu' or '3/30' → (3, 30); 'mangan' → (5, None)."""
+    t = token.lower()
+    if t in LIMITS:
+        return LIMITS[t], None
+    if m := _HAN_FU.match(t):
+        return int(m["han"]), int(m["fu"]) if m["fu"] else None
+    if re.fullmatch(r"\d+/\d+", t):
+        han, fu = t.split("/")
+        return int(han), int(fu)
+    if re.fullmatch(r"-?\d+", t):
+        return int(t), None
+    raise NotationError(f"{token!r} is not a hand value (a number, 3han30fu, or mangan …)")
+
+
+def parse_dice(token: str) -> list[int]:
+    """'3,4' or '3+4' → [3, 4]; faces are checked by the game, the shape here."""
+    parts = re.split(r"[,+]", token)
+    if not all(re.fullmatch(r"\d", p) for p in parts):
+        raise NotationError(f"{token!r} is not a throw of dice (write it like 3,4)")
+    return [int(p) for p in parts]
+
+
+def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | None:
+    """The event a line says, or None for a blank/comment line. `player` resolves a name to an index."""
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    words = text.split()
+    verb, rest = words[0].lower(), words[1:]
+    options: dict[str, str] = {}
+    plain: list[str] = []
+    for w in rest:
+        if "=" in w:
+            k, _, v = w.partition("=")
+            options[k] = v
+        else:
+            plain.append(w)
+
+    def players_in(key: str) -> list[int]:
+        return [player(p) for p in options.pop(key, "").split(",") if p]
+
+    if verb == "win":
+        if not plain:
+            raise NotationError("'win' needs the winner: win A, or win C from B")
+        winner = player(plain.pop(0))
+        discarder = None
+        if plain and plain[0].lower() == "from":
+            if len(plain) < 2:
+                raise NotationError("'from' needs the player who discarded")
+            discarder = player(plain[1])
+            plain = plain[2:]
+        value = fu = None
+        if plain:
+            value, fu = parse_value(plain.pop(0))
+        if plain:
+            raise NotationError(f"unexpected {' '.join(plain)!r}")
+        riichi = players_in("riichi")
+        scores = {}
+        for name, v in options.items():
+            try:
+                scores[player(name)] = int(v)
+            except ValueError:
+                raise NotationError(f"{name}={v}: a loser's hand score must be a number") from None
+        return HandWon(winner=winner, discarder=discarder, value=value, fu=fu, hand_scores=scores, riichi=riichi)
+    if verb == "draw":
+        ready, riichi = players_in("ready"), players_in("riichi")
+        if plain or options:
+            raise NotationError(f"unexpected {' '.join(plain + [f'{k}={v}' for k, v in options.items()])!r}")
+        return HandDrawn(ready=ready, riichi=riichi)
+    if verb == "dice":
+        if len(plain) != 1:
+            raise NotationError("'dice' takes one throw, like: dice 3,4")
+        cocked = [int(c) - 1 for c in options.pop("cocked", "").split(",") if c.strip().isdigit()]
+        return DiceThrown(faces=parse_dice(plain[0]), cocked=cocked, source="manual")
+    if verb == "undo":
+        if not plain:
+            return UndoLatest()
+        if not plain[0].isdigit():
+            raise NotationError("'undo' takes an event id, or nothing for the latest event")
+        return Undone(target=int(plain[0]))
+    raise NotationError(f"unknown result {verb!r}: say win, draw, dice or undo")

@@ -1,0 +1,99 @@
+"""In-process publish/subscribe: the one path from the game and the adapters to the phones and lamps.
+
+Topics:
+  "state"        the table, after every accepted event: {"event": …, "state": …}
+  "status"       an adapter's link health changed: {name: {...}} (also kept in `Hub.status`)
+  "warning"      something players must act on: {"code", "message", **details}; codes in use:
+                 wrong_break, wrong_marker, wrong_wind, rethrow, few_tiles_left, dice_link
+  "observation"  what the camera saw in a still frame (pixel coordinates, for the live overlay)
+
+Subscribers are called in the publisher's thread and must
+return quickly (the web layer hands messages to per-client queues). A short backlog lets
+a phone that slept resume from the last message id it saw.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    topic: str
+    data: Any
+    at: float
+
+
+Subscriber = Callable[[Message], None]
+
+
+class Hub:
+    def __init__(self, backlog: int = 512) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._backlog: deque[Message] = deque(maxlen=backlog)
+        self._subscribers: list[tuple[Subscriber, frozenset[str] | None]] = []
+        self._status: dict[str, dict[str, Any]] = {}
+
+    def publish(self, topic: str, data: Any) -> Message:
+        with self._lock:
+            msg = Message(next(self._ids), topic, data, time.time())
+            self._backlog.append(msg)
+            subscribers = list(self._subscribers)
+        for callback, topics in subscribers:
+            if topics is None or topic in topics:
+                try:
+                    callback(msg)
+                except Exception:  # one broken subscriber must not stop the others
+                    log.exception("subscriber %r failed on %s", callback, topic)
+        return msg
+
+    def subscribe(self, callback: Subscriber, topics: set[str] | None = None) -> Callable[[], None]:
+        """Call `callback` for each message (of `topics`); returns the function that unsubscribes."""
+        entry = (callback, frozenset(topics) if topics is not None else None)
+        with self._lock:
+            self._subscribers.append(entry)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if entry in self._subscribers:
+                    self._subscribers.remove(entry)
+
+        return unsubscribe
+
+    def since(self, last_id: int) -> list[Message] | None:
+        """Messages after `last_id`; None if some were already dropped from the backlog."""
+        with self._lock:
+            backlog = list(self._backlog)
+        if backlog and last_id < backlog[0].id - 1:
+            return None
+        return [m for m in backlog if m.id > last_id]
+
+    @property
+    def last_id(self) -> int:
+        with self._lock:
+            return self._backlog[-1].id if self._backlog else 0
+
+    def warn(self, code: str, message: str, **details: Any) -> Message:
+        """Publish a warning for phones, lamps and the buzzer; `message` is for players."""
+        return self.publish("warning", {"code": code, "message": message, **details})
+
+    # --- link status of adapters (dice box, camera, GPIO …) --------------------------------------
+    def set_status(self, name: str, status: dict[str, Any]) -> None:
+        with self._lock:
+            self._status[name] = dict(status)
+        self.publish("status", {name: dict(status)})
+
+    @property
+    def status(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            return {k: dict(v) for k, v in self._status.items()}

@@ -1,0 +1,150 @@
+"""The game log in SQLite: append-only, durable at every commit.
+
+WAL journal with synchronous=FULL: a commit that returned is on disk, so a kill -9 or a
+pulled plug loses at most the event being written, never an acknowledged one, and never
+leaves a half-written row (SQLite's atomic commit). Schema changes are numbered SQL files
+in `migrations/`, tracked with PRAGMA user_version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+
+import msgspec
+
+from companion.errors import CompanionError
+from companion.game.events import Event, GameStarted, Recorded, decode, encode
+
+
+class StorageError(CompanionError, RuntimeError):
+    """The game log cannot be opened or read."""
+
+
+def _migrations() -> list[tuple[int, str]]:
+    files = resources.files("companion.storage").joinpath("migrations")
+    found = []
+    for f in files.iterdir():
+        if f.name.endswith(".sql"):
+            found.append((int(f.name.split("_", 1)[0]), f.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class EventStore:
+    """Append and read game events. Thread-safe; one connection guarded by a lock."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise StorageError(f"cannot open the game log {path}: {e}") from None
+        self._lock = threading.Lock()
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        for number, sql in _migrations():
+            if number > version:
+                try:  # one transaction per migration, the version bump included
+                    self._db.executescript(f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version={number};\nCOMMIT;")
+                except sqlite3.Error:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- writing ------------------------------------------------------------------------------
+    def append(self, event: Event, *, game: int | None = None, key: str | None = None) -> tuple[Recorded, bool]:
+        """Append `event` to `game` (a GameStarted opens its own game). Returns (record, new).
+
+        With a `key` already in the log nothing is written and the earlier record is
+        returned with new=False: this makes a dice box's repeated ROLL count once.
+        """
+        at = datetime.now(timezone.utc)
+        payload = encode(event).decode()
+        type_ = type(event).__struct_config__.tag
+        with self._lock:
+            if key is not None:
+                row = self._db.execute("SELECT id, game, at, payload FROM events WHERE key = ?", (key,)).fetchone()
+                if row:
+                    return self._record(row), False
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if isinstance(event, GameStarted):
+                    cur = self._db.execute(
+                        "INSERT INTO events (game, at, type, payload, key) VALUES (0, ?, ?, ?, ?)",
+                        (at.isoformat(), type_, payload, key),
+                    )
+                    game = cur.lastrowid
+                    self._db.execute("UPDATE events SET game = id WHERE id = ?", (game,))
+                else:
+                    if game is None:
+                        raise StorageError("an event must belong to a game")
+                    cur = self._db.execute(
+                        "INSERT INTO events (game, at, type, payload, key) VALUES (?, ?, ?, ?, ?)",
+                        (game, at.isoformat(), type_, payload, key),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return Recorded(id=cur.lastrowid, game=game, at=at, event=event), True  # type: ignore[arg-type]
+
+    # --- reading ------------------------------------------------------------------------------
+    def _record(self, row) -> Recorded:
+        id_, game, at, payload = row
+        try:
+            event = decode(payload)
+        except msgspec.DecodeError as e:
+            raise StorageError(f"event {id_} in the game log cannot be read: {e}") from None
+        return Recorded(id=id_, game=game, at=datetime.fromisoformat(at), event=event)
+
+    def find_key(self, key: str) -> Recorded | None:
+        with self._lock:
+            row = self._db.execute("SELECT id, game, at, payload FROM events WHERE key = ?", (key,)).fetchone()
+        return self._record(row) if row else None
+
+    def latest_game(self) -> int | None:
+        with self._lock:
+            row = self._db.execute("SELECT MAX(id) FROM events WHERE type = 'game_started'").fetchone()
+        return row[0]
+
+    def games(self) -> list[int]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT id FROM events WHERE type = 'game_started' ORDER BY id")]
+
+    def events(self, game: int | None = None, *, after: int = 0, limit: int | None = None) -> list[Recorded]:
+        """Events of one game (or all), with id > `after`, oldest first."""
+        sql = "SELECT id, game, at, payload FROM events WHERE id > ?"
+        args: list = [after]
+        if game is not None:
+            sql += " AND game = ?"
+            args.append(game)
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [self._record(r) for r in rows]
+
+    def integrity_check(self) -> str:
+        with self._lock:
+            return self._db.execute("PRAGMA integrity_check").fetchone()[0]

@@ -1,0 +1,142 @@
+"""The table: the game log, the state derived from it, and who hears about changes.
+
+Every change to a game goes through `Table.record()`: the event is first tried against
+the game (folded with everything before it); only an event the game accepts is written,
+so a bad request, a garbled dice line or a result after the game is over changes nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+from typing import Sequence
+
+from companion.errors import GameRuleError
+from companion.game.events import Corrected, Event, GameStarted, Recorded, Undone
+from companion.game.fold import GameState, check_meta, fold
+from companion.hub import Hub
+from companion.rules.seats import WINDS
+from companion.rules.variant import Variant
+from companion.storage import EventStore
+
+DEFAULT_PLAYERS = ("East", "South", "West", "North")
+
+
+def check_players(players: Sequence[str]) -> list[str]:
+    names = [p.strip() for p in players]
+    if len(names) != 4:
+        raise GameRuleError(f"a table has 4 players, not {len(names)}")
+    if any(not n or len(n) > 40 for n in names):
+        raise GameRuleError("player names must be 1 to 40 characters")
+    if len({n.casefold() for n in names}) != 4:
+        raise GameRuleError("player names must differ")
+    return names
+
+
+class Table:
+    """The live game. Thread-safe: the dice reader, the buttons and the web all record through it."""
+
+    def __init__(self, store: EventStore, hub: Hub | None = None) -> None:
+        self.store = store
+        self.hub = hub or Hub()
+        self._lock = threading.RLock()
+        self._records: list[Recorded] = []
+        self._state: GameState | None = None
+        game = store.latest_game()
+        if game is not None:  # resume where the last run (or crash) left off
+            self._records = store.events(game)
+            self._state = fold(self._records)
+
+    @property
+    def state(self) -> GameState | None:
+        with self._lock:
+            return self._state
+
+    def require_state(self) -> GameState:
+        state = self.state
+        if state is None:
+            raise GameRuleError("no game has been started")
+        return state
+
+    def records(self) -> list[Recorded]:
+        with self._lock:
+            return list(self._records)
+
+    # --- changing the game -------------------------------------------------------------------
+    def start_game(self, variant: Variant, players: Sequence[str] = DEFAULT_PLAYERS) -> Recorded:
+        event = GameStarted(variant=variant, players=check_players(players))
+        with self._lock:
+            record, _ = self.store.append(event)
+            self._records = [record]
+            self._state = fold(self._records)
+            state = self._state
+        self._publish(record, state)
+        return record
+
+    def record(self, event: Event, *, key: str | None = None) -> Recorded:
+        """Append `event` to the current game if the game accepts it; GameRuleError/DiceError if not.
+
+        With a `key` seen before, nothing changes and the earlier record is returned.
+        """
+        if isinstance(event, GameStarted):
+            return self.start_game(event.variant, event.players)
+        with self._lock:
+            if self._state is None:
+                raise GameRuleError("no game has been started")
+            if key is not None:
+                earlier = self.store.find_key(key)
+                if earlier is not None:
+                    return earlier
+            if isinstance(event, (Undone, Corrected)):
+                check_meta(self._records, event)
+            trial = Recorded(id=self._records[-1].id + 1, game=self._state.game,
+                             at=datetime.now(timezone.utc), event=event)
+            tried = fold([*self._records, trial])
+            self._check_accepted(tried, trial)
+            record, _ = self.store.append(event, game=self._state.game, key=key)
+            self._records.append(record)
+            self._state = fold(self._records)
+            state = self._state
+        self._publish(record, state)
+        return record
+
+    @staticmethod
+    def _check_accepted(tried: GameState, trial: Recorded) -> None:
+        """Refuse an event the game set aside. (An undo or correction may set *later* events
+        aside; that is allowed, and they show in the state's `ignored` list.)"""
+        error = tried.rejections.get(trial.id)
+        if error is not None:
+            raise error
+
+    def undo(self, target: int | None = None) -> Recorded:
+        """Undo `target`, or the latest event that still counts."""
+        if target is None:
+            state = self.require_state()
+            if not state.applied:
+                raise GameRuleError("nothing to undo")
+            target = state.applied[-1]
+        return self.record(Undone(target=target))
+
+    def correct(self, target: int, event: Event) -> Recorded:
+        return self.record(Corrected(target=target, event=event))  # type: ignore[arg-type]
+
+    # --- helpers for interfaces --------------------------------------------------------------
+    def player_index(self, ref: str | int) -> int:
+        """A player by index, name (any case) or current seat wind letter."""
+        state = self.require_state()
+        if isinstance(ref, int):
+            if 0 <= ref < 4:
+                return ref
+            raise GameRuleError(f"no player {ref}")
+        for i, name in enumerate(state.players):
+            if name == ref:
+                return i
+        for i, name in enumerate(state.players):
+            if name.casefold() == ref.casefold():
+                return i
+        if ref.upper() in WINDS:
+            return state.rotation.player_at(ref.upper())
+        raise GameRuleError(f"no player {ref!r} at this table (players: {', '.join(state.players)})")
+
+    def _publish(self, record: Recorded, state: GameState | None) -> None:
+        self.hub.publish("state", {"event": record.to_json(), "state": state.to_json() if state else None})

@@ -1,0 +1,148 @@
+"""The game as an event log: dice, undo, correction, and bad input that changes nothing."""
+
+import pytest
+
+from companion.errors import DiceError, GameRuleError
+from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Undone, WallBroken
+from companion.hub import Hub
+from companion.rules.variant import load_variant
+from companion.storage import EventStore
+from companion.table import Table
+
+
+@pytest.fixture
+def table():
+    t = Table(EventStore(":memory:"), Hub())
+    t.start_game(load_variant("classical"), ["Ann", "Bob", "Cat", "Dan"])
+    return t
+
+
+def test_east_throws_then_the_breaker_and_the_break_follows(table):
+    # R17 then R19: East's throw chooses the breaker, whose throw completes the count.
+    assert table.state.expected_throw() == {"index": 1, "of": 2, "by": "E", "rethrow": []}
+    table.record(DiceThrown(faces=[3, 4], source="phone"))
+    assert table.state.expected_throw()["by"] == "W"  # 7 → West (R17)
+    table.record(DiceThrown(faces=[5, 6], source="phone"))
+    s = table.state
+    assert s.phase == "play" and s.expected_throw() is None
+    assert (s.brk.wall, s.brk.stack) == ("W", 18)
+    assert s.to_json()["break"]["deal_start"] == ["S", 1]
+
+
+def test_r18_a_cocked_die_is_thrown_again_and_only_it(table):
+    # R18: "a die that lands cocked or outside is thrown again."
+    table.record(DiceThrown(faces=[3, 0], cocked=[1], source="camera"))
+    s = table.state
+    assert s.expected_throw() == {"index": 1, "of": 2, "by": "E", "rethrow": [1]}
+    assert s.throws == []
+    table.record(DiceThrown(faces=[4], source="camera"))  # the re-thrown die alone
+    assert table.state.throws == [[3, 4]]
+
+
+def test_a_roll_when_none_is_expected_is_kept_unassigned_not_dropped(table):
+    for faces in ([3, 4], [5, 6], [1, 2]):
+        table.record(DiceThrown(faces=faces, source="serial", boot_id="b1", seq=len(faces)))
+    s = table.state
+    assert [r["faces"] for r in s.unassigned] == [[1, 2]]
+    table.undo(s.unassigned[0]["event"])  # a player discards it
+    assert table.state.unassigned == []
+
+
+@pytest.mark.parametrize("faces", [[0, 4], [7, 1], [3], [1, 2, 3]])
+def test_impossible_dice_are_refused_and_not_written(table, faces):
+    before = len(table.records())
+    with pytest.raises(DiceError):
+        table.record(DiceThrown(faces=faces))
+    assert len(table.records()) == before
+    assert len(table.store.events(table.state.game)) == before
+
+
+def test_a_repeated_key_is_recorded_once(table):
+    first = table.record(DiceThrown(faces=[3, 4], source="serial", boot_id="x", seq=7), key="dice:x:7")
+    again = table.record(DiceThrown(faces=[3, 4], source="serial", boot_id="x", seq=7), key="dice:x:7")
+    assert again.id == first.id
+    assert table.state.throws == [[3, 4]]
+
+
+def test_undo_of_a_past_result_rederives_everything_after_it(table):
+    bob_wins = table.record(HandWon(winner=1, value=10))  # Bob wins: Ann loses East
+    table.record(HandWon(winner=2, value=10))  # Cat wins: Bob loses East
+    assert table.state.east == "Cat"
+    table.undo(bob_wins.id)
+    s = table.state
+    # only Cat's win counts now: it was Ann's hand, so the title passes once, to Bob
+    assert s.east == "Bob" and s.hand == 2
+    assert s.scores[2] == 10 * 2 + 10 + 10
+    table.undo(table.records()[-1].id)  # undo the undo
+    assert table.state.east == "Cat"
+
+
+def test_correcting_a_past_result_rederives_the_rest(table):
+    first = table.record(HandWon(winner=1, discarder=0, value=10))
+    table.record(HandDrawn())
+    assert table.state.east == "Bob"
+    table.correct(first.id, HandWon(winner=0, value=10))  # it was actually Ann (East) who won
+    s = table.state
+    assert s.east == "Ann" and s.scores[0] == 60 and s.hand == 3
+
+
+def test_a_correction_that_makes_later_events_impossible_sets_them_aside(table):
+    results = [table.record(HandWon(winner=(table.state.dealer + 1) % 4)) for _ in range(15)]
+    last = table.record(HandWon(winner=0))  # D's title passes: the game ends after 16 title changes
+    assert table.state.game_over
+    table.correct(results[0].id, HandDrawn())  # East kept the title in hand 1: the game is not over now
+    s = table.state
+    assert not s.game_over
+    assert s.ignored == []
+    # the other way round: an earlier extra hand would make the last result follow game over
+    table.correct(results[0].id, HandWon(winner=1))
+    assert table.state.game_over and not table.state.ignored
+    assert last.id in table.state.applied
+
+
+def test_undo_and_correction_must_point_at_this_game(table):
+    with pytest.raises(GameRuleError, match="not part of this game"):
+        table.record(Undone(target=999))
+    with pytest.raises(GameRuleError, match="start of a game"):
+        table.record(Undone(target=table.state.game))
+    d = table.record(DiceThrown(faces=[1, 1]))
+    with pytest.raises(GameRuleError, match="same kind"):
+        table.record(Corrected(target=d.id, event=HandDrawn()))
+
+
+def test_nonsense_results_are_refused(table):
+    with pytest.raises(GameRuleError, match="own discard"):
+        table.record(HandWon(winner=1, discarder=1))
+    with pytest.raises(GameRuleError, match="no player"):
+        table.record(HandWon(winner=5))
+    assert table.state.history == []
+
+
+def test_observed_break_is_checked_against_the_dice(table):
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))
+    table.record(WallBroken(seat="W", stack=17, source="camera"))
+    assert table.state.break_check() == {"expected": ["W", 18], "observed": ["W", 17], "ok": False}
+    with pytest.raises(GameRuleError):
+        table.record(WallBroken(seat="W", stack=19))
+
+
+def test_the_table_resumes_from_the_log(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with EventStore(path) as store:
+        t = Table(store, Hub())
+        t.start_game(load_variant("mcr"), ["A", "B", "C", "D"])
+        t.record(HandWon(winner=2, discarder=1, value=8))
+        t.record(DiceThrown(faces=[2, 2]))
+    with EventStore(path) as store:
+        s = Table(store, Hub()).state
+    assert s.east == "B" and s.scores == [-8, -16, 32, -8] and s.throws == [[2, 2]]
+
+
+def test_subscribers_hear_every_accepted_event_and_nothing_else(table):
+    heard = []
+    table.hub.subscribe(lambda m: heard.append(m.data["event"]["type"]), {"state"})
+    table.record(DiceThrown(faces=[1, 2]))
+    with pytest.raises(DiceError):
+        table.record(DiceThrown(faces=[9, 9]))
+    assert heard == ["dice"]
