@@ -17,6 +17,10 @@ from companion import __version__
 #: command name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
+    "break": "companion.cli.break_cmd:break_",
+    "replay": "companion.cli.replay_cmd:replay",
+    "run": "companion.cli.run_cmd:run",
+    "variants": "companion.cli.variants_cmd:variants",
 }
 
 

@@ -1,0 +1,85 @@
+"""`companion run`: the companion with its dashboard, on simulated hardware unless told otherwise."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import threading
+from pathlib import Path
+
+import click
+
+from companion.cli.common import fail
+from companion.config import load_settings
+from companion.errors import CompanionError
+
+log = logging.getLogger("companion")
+
+
+def lan_address() -> str:
+    """The address phones on the same network can reach (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET address: only picks the outgoing interface
+            return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+
+
+@click.command("run")
+@click.option("--host", default=None, help="Address to listen on  [default: 0.0.0.0]")
+@click.option("--port", type=int, default=None, help="Port of the dashboard  [default: 8080]")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the game log lives  [default: the user's data directory]")
+@click.option("--variant", default=None, help="Rule variant for a new game  [default: classical]")
+@click.option("--dice", "dice_url", default=None, metavar="URL",
+              help="Dice box: a serial URL (/dev/ttyACM0, socket://host:port) or 'sim'  [default: sim]")
+@click.option("--camera", "camera_spec", default=None, metavar="SPEC", help="Camera source  [default: sim]")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Configuration file (TOML).")
+@click.option("-v", "--verbose", is_flag=True, help="Log more.")
+def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbose):
+    """Start the companion: game log, dice, camera, lamps and the dashboard for the phones."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides: dict = {}
+    if data_dir is not None:
+        overrides["data_dir"] = str(data_dir)
+    server = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    if server:
+        overrides["server"] = server
+    if variant:
+        overrides["game"] = {"variant": variant}
+    if dice_url:
+        overrides["dice"] = {"url": dice_url}
+    if camera_spec:
+        overrides["camera"] = {"source": camera_spec}
+    try:
+        settings = load_settings(config_file, overrides=overrides)
+        from companion.services import build_services
+        from companion.web import create_app
+        from companion.web.server import WebServer
+
+        services = build_services(settings)
+        web = WebServer(create_app(services), settings.server.host, settings.server.port)
+        services.add(web)
+        services.start()
+    except CompanionError as e:
+        raise fail(e) from None
+    except OSError as e:
+        raise fail(f"cannot start: {e}") from None
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
+    click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
+    click.echo("Press Ctrl+C to stop.")
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        click.echo("Stopping …")
+        services.stop()
+        click.echo("Stopped.")

@@ -1,0 +1,29 @@
+"""The production WSGI server (waitress) as a component that starts and stops cleanly."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from waitress.server import create_server
+
+log = logging.getLogger(__name__)
+
+
+class WebServer:
+    name = "web"
+
+    def __init__(self, app, host: str, port: int, threads: int = 8) -> None:
+        self._server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+        self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.effective_port
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.close()
+        self._thread.join(timeout=5)
