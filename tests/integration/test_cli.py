@@ -1,0 +1,79 @@
+"""`companion break` and `companion replay` as a user runs them."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def companion(*args, input=None):
+    return subprocess.run([sys.executable, "-m", "companion", *args], input=input, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_break_json_answers_the_question_from_the_issue():
+    # "East threw 3+4, North threw 5+6 — where do we break?" (the second throw is the breaker's)
+    r = companion("break", "--variant", "classical", "--dice", "3,4", "--dice", "5,6", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["wall"] == "W" and out["stack"] == 18
+    assert out["dead_wall"][0] == ["W", 17] and len(out["dead_wall"]) == 7
+    assert {(t["layer"], t["draw_order"]) for t in out["loose"]} == {("top", 1), ("bottom", 2)}
+    assert out["deal_start"] == ["S", 1]
+
+
+def test_break_text_has_the_picture_of_the_square():
+    r = companion("break", "--variant", "riichi", "--dice", "2,3")
+    assert r.returncode == 0, r.stderr
+    assert "East's wall" in r.stdout and "West's wall" in r.stdout
+    assert "Split the wall after East's stack 5" in r.stdout
+
+
+@pytest.mark.parametrize("dice", [["0,4", "5,6"], ["3,7", "5,6"], ["3", "5,6"], ["3,4,5", "5,6"], ["three,four", "5,6"],
+                                  ["3,4"]])
+def test_break_refuses_invalid_dice_with_a_message(dice):
+    args = ["break", "--variant", "classical"]
+    for d in dice:
+        args += ["--dice", d]
+    r = companion(*args)
+    assert r.returncode != 0
+    assert r.stderr.startswith("Error: ") and "Traceback" not in r.stderr
+
+
+def test_single_throw_variant_takes_one_dice():
+    assert companion("break", "--variant", "riichi", "--dice", "3,4").returncode == 0
+    assert companion("break", "--variant", "riichi", "--dice", "3,4", "--dice", "1,1").returncode != 0
+
+
+def test_replay_from_stdin_json_final_state():
+    r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "--json", "-",
+                  input="win A\nwin C from B\ndraw\n")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["east"] == "B"
+    assert s["seat_winds"] == {"A": "N", "B": "E", "C": "S", "D": "W"}
+    assert s["prevalent"] == "E" and s["hand"] == 4 and s["game_over"] is False
+
+
+def test_replay_mcr_game_ends_after_16_hands_with_scores(tmp_path):
+    f = tmp_path / "results.txt"
+    f.write_text("# a whole MCR game\n" + "win A 8\n" * 16)
+    r = companion("replay", "--variant", "mcr", "--players", "A,B,C,D", "--json", str(f))
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["game_over"] is True and s["hand"] == 16
+    assert s["scores"]["A"] == 16 * 48
+
+
+def test_replay_text_prints_the_state_after_each_hand():
+    r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "-", input="win B\ndraw\n")
+    assert r.returncode == 0
+    lines = [line for line in r.stdout.splitlines() if line.startswith("hand")]
+    assert len(lines) == 2 and "B wins" in lines[0]
+
+
+def test_replay_bad_line_names_the_line():
+    r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "-", input="win A\nwin Zed\n")
+    assert r.returncode != 0
+    assert "line 2" in r.stderr and "Zed" in r.stderr
