@@ -30,6 +30,10 @@ ADAPTER_BUILDERS: list[str] = [
 class Component(Protocol):
     name: str
 
+    def find(self, name: str) -> Component | None:
+        """The component called `name` (e.g. "camera"), if one was added."""
+        return next((c for c in self.components if c.name == name), None)
+
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
@@ -47,6 +51,10 @@ class Services:
     def add(self, component: Component) -> Component:
         self.components.append(component)
         return component
+
+    def find(self, name: str) -> Component | None:
+        """The component called `name` (e.g. "camera"), if one was added."""
+        return next((c for c in self.components if c.name == name), None)
 
     def start(self) -> None:
         for c in self.components:

@@ -24,8 +24,3 @@ def get_events():
     after = request.args.get("after", default=0, type=int)
     table = services().table
     return jsonify([r.to_json() for r in table.records() if r.id > after])
-
-
-@api.get("/healthz")
-def healthz():
-    return jsonify({"ok": True, "status": services().hub.status})
