@@ -9,7 +9,6 @@ COMPANION_PORT, COMPANION_HOST; COMPANION_CONFIG names the file).
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -17,7 +16,7 @@ import msgspec
 import platformdirs
 
 from companion.errors import ConfigError
-from companion.validation import convert
+from companion.validation import convert, deep_merge, read_toml
 
 APP_NAME = "mahjong-companion"
 CONFIG_FILE_NAME = "companion.toml"
@@ -91,23 +90,8 @@ def default_config_file() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / CONFIG_FILE_NAME
 
 
-def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in override.items():
-        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def read_config_file(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    return read_toml(path, ConfigError, "config file")
 
 
 def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
@@ -143,8 +127,8 @@ def load_settings(
     if path is not None:
         data = read_config_file(path)
         origin = str(path)
-    data = _merge(data, _env_overrides(env))
-    data = _merge(data, overrides or {})
+    data = deep_merge(data, _env_overrides(env))
+    data = deep_merge(data, overrides or {})
     settings = convert(data, Settings, origin, ConfigError)
     if not settings.data_dir:
         settings.data_dir = str(default_data_dir())

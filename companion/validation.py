@@ -7,7 +7,9 @@ msgspec says "Invalid enum value 'middle' - at `$.break.count_from`"; players ge
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
@@ -59,3 +61,24 @@ def convert(data: Any, type_: type[T], origin: str, error: type[Exception]) -> T
         return msgspec.convert(data, type_)
     except msgspec.ValidationError as e:
         raise error(f"{origin}: {explain(e, type_)}") from None
+
+
+def read_toml(path: Path, error: type[Exception], what: str = "file") -> dict[str, Any]:
+    """A TOML file as a dict; `error` with the path and the reason if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read: {e.strerror}") from None
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `override` laid over it, tables merged key by key."""
+    out = dict(base)
+    for k, v in override.items():
+        out[k] = deep_merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) else v
+    return out

@@ -33,6 +33,11 @@ def list_(config_file, data_dir):
             click.echo(f"{name:<12} INVALID: {e}")
 
 
+def _without_none(data: dict) -> dict:
+    """TOML has no null: an unset optional setting is simply left out."""
+    return {k: _without_none(v) if isinstance(v, dict) else v for k, v in data.items() if v is not None}
+
+
 @variants.command("show")
 @click.argument("ref", metavar="NAME|FILE")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of TOML.")
@@ -47,7 +52,7 @@ def show(ref, as_json, config_file, data_dir):
     if as_json:
         emit_json(data)
     else:
-        click.echo(tomli_w.dumps({k: x for k, x in data.items() if x is not None and x != {}}))
+        click.echo(tomli_w.dumps(_without_none(data)))
 
 
 @variants.command("check")

@@ -17,7 +17,6 @@ error names the field, e.g. ``house.toml: dead_wall.stacks: Expected `int`, got 
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +24,7 @@ import msgspec
 
 from companion.errors import VariantError
 from companion.rules.seats import Wind
-from companion.validation import convert
+from companion.validation import convert, deep_merge, read_toml
 
 BUILTIN_DIR = Path(__file__).with_name("variants")
 
@@ -284,34 +283,18 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 # --- loading -----------------------------------------------------------------------------------
 
-def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            # a different settlement method starts from that method's defaults
-            if key == "settlement" and value.get("method", merged[key].get("method")) != merged[key].get("method"):
-                merged[key] = dict(value)
-            else:
-                merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
+def _extend(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """A house-rule file laid over its base; a different settlement method starts from its own defaults."""
+    settlement = override.get("settlement")
+    if isinstance(settlement, dict) and settlement.get("method", base.get("settlement", {}).get("method")) != base.get(
+        "settlement", {}
+    ).get("method"):
+        base = {k: v for k, v in base.items() if k != "settlement"}
+    return deep_merge(base, override)
 
 
 def builtin_names() -> list[str]:
     return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise VariantError(f"{path}: no such variant file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise VariantError(f"{path}: not valid TOML: {e}") from None
-    except OSError as e:
-        raise VariantError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def _locate(ref: str, search_dirs: tuple[Path, ...]) -> Path:
@@ -329,13 +312,13 @@ def _resolve(ref: str, search_dirs: tuple[Path, ...], seen: tuple[Path, ...]) ->
     path = _locate(ref, search_dirs)
     if path.resolve() in seen:
         raise VariantError(f"{path}: 'extends' goes round in a circle")
-    data = _read_toml(path)
+    data = read_toml(path, VariantError, "variant file")
     parent = data.pop("extends", None)
     if parent is not None:
         if not isinstance(parent, str):
             raise VariantError(f"{path}: extends: must be the name of a variant")
         base, _ = _resolve(parent, search_dirs + (path.parent,), seen + (path.resolve(),))
-        data = _deep_merge(base, data)
+        data = _extend(base, data)
     return data, str(path.name if path.parent == BUILTIN_DIR else path)
 
 

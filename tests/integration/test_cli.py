@@ -77,3 +77,21 @@ def test_replay_bad_line_names_the_line():
     r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "-", input="win A\nwin Zed\n")
     assert r.returncode != 0
     assert "line 2" in r.stderr and "Zed" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["classical", "german", "mcr", "riichi", "hongkong"])
+def test_variants_show_prints_a_file_that_loads_back_as_the_same_variant(tmp_path, name):
+    from companion.rules.variant import load_variant
+
+    r = companion("variants", "show", name)
+    assert r.returncode == 0, r.stderr
+    f = tmp_path / f"{name}.toml"
+    f.write_text(r.stdout)
+    assert load_variant(str(f)) == load_variant(name)
+
+
+def test_variants_check_names_the_bad_field(tmp_path):
+    f = tmp_path / "club.toml"
+    f.write_text('extends = "classical"\nname = "club"\ntitle = "Club"\n[dead_wall]\nstacks = "six"\n')
+    r = companion("variants", "check", str(f))
+    assert r.returncode != 0 and "dead_wall.stacks" in r.stderr
