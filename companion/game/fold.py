@@ -29,7 +29,7 @@ from companion.rules import rotation as rot
 from companion.rules.seats import WINDS
 from companion.rules.settlement import HandResult, settle
 from companion.rules.variant import Variant
-from companion.rules.wall import Break, Square, break_wall, position_of, thrower
+from companion.rules.wall import Break, Square, break_wall, locate_break, position_of, thrower
 
 
 @dataclass
@@ -54,7 +54,7 @@ class GameState:
     throws: list[list[int]] = field(default_factory=list)
     throw_events: list[int] = field(default_factory=list)
     pending: PendingThrow | None = None
-    brk: Break | None = None
+    _brk: Break | None = field(default=None, repr=False)
     observed_break: tuple[str, int] | None = None
     unassigned: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -66,6 +66,17 @@ class GameState:
     applied: list[int] = field(default_factory=list)
 
     # --- derived views ----------------------------------------------------------------------
+    @property
+    def dice_complete(self) -> bool:
+        return len(self.throws) == len(self.variant.dice.throws)
+
+    @property
+    def brk(self) -> Break | None:
+        """This hand's break once all throws are in; computed on first use (past hands never need it)."""
+        if self._brk is None and self.dice_complete:
+            self._brk = break_wall(self.variant, self.throws)
+        return self._brk
+
     @property
     def dealer(self) -> int:
         return self.rotation.dealer
@@ -92,7 +103,7 @@ class GameState:
 
     def expected_throw(self) -> dict[str, Any] | None:
         """The throw the game waits for next: index (1-based) and who throws; None when none is due."""
-        if self.game_over or self.brk is not None:
+        if self.game_over or self.dice_complete:
             return None
         index = len(self.throws)
         by = self.pending.by if self.pending else thrower(self.variant, index, self.throws)
@@ -103,7 +114,7 @@ class GameState:
     def phase(self) -> str:
         if self.game_over:
             return "over"
-        return "throw" if self.brk is None else "play"
+        return "play" if self.dice_complete else "throw"
 
     def last_dice(self) -> list[int] | None:
         """The latest complete throw, of this hand or else of the hand before."""
@@ -244,7 +255,7 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
     for i, face in enumerate(ev.faces):
         if not (1 <= face <= 6 or (i in cocked and face == 0)):
             raise DiceError(f"a die shows 1 to 6, not {face}")
-    if state.brk is not None:
+    if state.dice_complete:
         # R17/R19 are done for this hand: keep the roll for a player to assign or discard.
         state.unassigned.append({"event": event_id, "faces": list(ev.faces), "source": ev.source})
         return
@@ -267,8 +278,6 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
     state.pending = None
     state.throws.append(faces)
     state.throw_events.append(event_id)
-    if len(state.throws) == len(state.variant.dice.throws):
-        state.brk = break_wall(state.variant, state.throws)
 
 
 def _observed_break(state: GameState, ev: WallBroken) -> None:
@@ -321,10 +330,17 @@ def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winn
         "value": result.value,
         "fu": result.fu,
         "dice": [list(t) for t in state.throws],
-        "break": [state.brk.wall, state.brk.stack] if state.brk else None,
+        "break": _break_position(state),
         "deltas": {names[i]: d for i, d in enumerate(payment.deltas)},
     })
     state.rotation = rot.after_hand(state.variant, before, winner=winner, dealer_ready=before.dealer in ready)
     # a new hand: new wall, new dice (unassigned rolls stay until a player deals with them)
     state.throws, state.throw_events, state.pending = [], [], None
-    state.brk, state.observed_break = None, None
+    state._brk, state.observed_break = None, None
+
+
+def _break_position(state: GameState) -> list | None:
+    if not state.dice_complete:
+        return None
+    _, _, at = locate_break(state.variant, state.throws)
+    return [at.seat, at.stack]

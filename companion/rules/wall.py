@@ -286,22 +286,33 @@ def thrower(variant: Variant, index: int, throws_so_far: Sequence[Sequence[int]]
     return chosen_wall(variant, sum(throws_so_far[wall_by]))
 
 
+def locate_break(variant: Variant, throws: Sequence[Sequence[int]]) -> tuple[Wind, int, Stack]:
+    """The chosen wall, the count and the stack where it ends — the break without the deal."""
+    throws = check_throws(variant, throws)
+    sq = Square.for_variant(variant)
+    wall = chosen_wall(variant, sum(throws[variant.dice.wall_by - 1]))
+    count = stacks_counted(variant, throws)
+    return wall, count, sq.stack_at(_count_to(variant, sq, wall, count))
+
+
+def _count_to(variant: Variant, sq: Square, wall: Wind, count: int) -> int:
+    """R19: count from the chosen end; running past the end goes on along the next wall."""
+    n = sq.n
+    step = 1 if variant.break_.count_from == "right" else -1  # +1 = clockwise
+    first = sq.index(wall, 1 if step == 1 else n)
+    if variant.break_.overflow == "next_wall":
+        return (first + step * (count - 1)) % sq.size
+    within = (count - 1) % n  # "same_wall": start again at the same end of the same wall
+    return sq.index(wall, within + 1 if step == 1 else n - within)
+
+
 def break_wall(variant: Variant, throws: Sequence[Sequence[int]]) -> Break:
     """Where to break the wall, the dead wall, the loose tiles and the whole deal, from the dice."""
     throws = check_throws(variant, throws)
     sq = Square.for_variant(variant)
-    n = sq.n
     wall = chosen_wall(variant, sum(throws[variant.dice.wall_by - 1]))
     count = stacks_counted(variant, throws)
-
-    # R19: count from the chosen end; running past the end goes on along the next wall.
-    step = 1 if variant.break_.count_from == "right" else -1  # +1 = clockwise
-    first = sq.index(wall, 1 if step == 1 else n)
-    if variant.break_.overflow == "next_wall":
-        at = (first + step * (count - 1)) % sq.size
-    else:  # "same_wall": start again at the same end of the same wall
-        within = (count - 1) % n
-        at = sq.index(wall, within + 1 if step == 1 else n - within)
+    at = _count_to(variant, sq, wall, count)
 
     # R20: the dead wall lies on one side of the break, the deal goes the other way.
     back = -1 if variant.dead_wall.side == "right" else 1  # "right" = towards stack 1 = anticlockwise
