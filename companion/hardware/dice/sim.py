@@ -80,7 +80,9 @@ class VirtualDiceBox:
         self._host_partial = b""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._presses = 0
         self._press_until: int | None = None
+        self._released_until = 0
         self._shake_toggles: list[int] = []
         self._reboot = False
         self._cock_next = 0
@@ -138,9 +140,12 @@ class VirtualDiceBox:
                 self.hal.pressed = self.hal.tilted = False
                 self.box = self._boot()
             if self._press_until is not None:
-                self.hal.pressed = now < self._press_until
-                if not self.hal.pressed:
-                    self._press_until = None
+                if now >= self._press_until:  # the finger lifts, and stays up a moment before the next press
+                    self.hal.pressed, self._press_until = False, None
+                    self._released_until = now + PRESS_MS
+            elif self._presses and now >= self._released_until:
+                self._presses -= 1
+                self.hal.pressed, self._press_until = True, now + PRESS_MS
             while self._shake_toggles and self._shake_toggles[0] <= now:
                 self._shake_toggles.pop(0)
                 self.hal.tilted = not self.hal.tilted
@@ -153,9 +158,9 @@ class VirtualDiceBox:
 
     # --- the player's hand --------------------------------------------------------------------
     def press_roll(self) -> None:
-        """Press the ROLL button (held for PRESS_MS, like a finger)."""
+        """Press the ROLL button (held for PRESS_MS, like a finger; presses in a row are queued)."""
         with self._lock:
-            self._press_until = self.hal.ticks_ms() + PRESS_MS
+            self._presses += 1
 
     def shake(self, changes: int = 10, every_ms: int = 60) -> None:
         """Shake the box: the tilt switch opens and closes `changes` times."""
@@ -178,8 +183,9 @@ class VirtualDiceBox:
             self._cock_next += count
 
     def drop_next_acks(self, count: int = 1) -> None:
+        """Lose the next `count` ACKs from the host (0: stop losing them)."""
         with self._lock:
-            self._drop_next_acks += count
+            self._drop_next_acks = count
 
     def send_garbage(self) -> None:
         self._deliver(self._noise())
