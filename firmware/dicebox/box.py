@@ -150,7 +150,7 @@ class DiceBox:
         elif kind == "HELLO":
             self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice)
         else:
-            self.send("ERR", "unknown_type", kind[:16])
+            self.send("ERR", "unknown_type", kind[:16].replace("$", "?").replace("*", "?"))
 
     def _ack(self, boot_id, seq):
         try:

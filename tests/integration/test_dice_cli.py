@@ -107,3 +107,13 @@ def test_dice_sim_prints_its_pty_and_rolls_on_r(tmp_path):
     assert f"rolled {faces}   (boot {roll.boot_id}, seq {roll.seq})" in out
     assert f"acknowledged by the host (seq {roll.seq})" in out
     assert not (tmp_path / "box").exists()  # the symlink is removed on exit
+
+
+def test_the_dice_benchmark_prints_measured_figures():
+    r = subprocess.run([sys.executable, "-m", "companion", "bench", "dice", "--rolls", "10", "--lines", "200",
+                        "--roll-lines", "10", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    figures = json.loads(r.stdout)
+    assert figures["latency"]["rolls"] == 10
+    assert 0 < figures["latency"]["p50_ms"] <= figures["latency"]["p99_ms"]
+    assert figures["reader"]["lines"] == 200 and figures["recording"]["lines"] == 10

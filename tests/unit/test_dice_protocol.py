@@ -78,6 +78,12 @@ def test_bad_lines_are_refused_with_the_counter_they_belong_to(line, code):
     assert e.value.code == code
 
 
+@pytest.mark.parametrize("field", ["cost $5", "a*b", "tab\there", "caf\u00e9"])
+def test_fields_cannot_carry_the_reserved_or_non_ascii_characters(field):
+    with pytest.raises(ValueError):
+        frame("ERR", "x", field)
+
+
 def test_the_firmware_and_the_host_frame_lines_identically():
     for fields in [("HELLO", "1.0.0", "abcd1234", 2), ("ROLL", "abcd1234", 12, 6, 1), ("PONG",),
                    ("ERR", "too_long", "line over 128 bytes")]:
@@ -137,7 +143,7 @@ messages = st.one_of(
     st.builds(Roll, st.from_regex(r"[0-9a-f]{8}", fullmatch=True), st.integers(0, 10**9 - 1),
               st.lists(st.integers(1, 6), min_size=1, max_size=8).map(tuple)),
     st.builds(Ack, st.from_regex(r"[0-9a-f]{8}", fullmatch=True), st.integers(0, 10**9 - 1)),
-    st.builds(Err, st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.from_regex(r"[ -)+-~]{0,60}", fullmatch=True)),
+    st.builds(Err, st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.from_regex(r"[ -#%-)+-~]{0,60}", fullmatch=True)),
 )
 
 

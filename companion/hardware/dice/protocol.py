@@ -119,9 +119,15 @@ def checksum(body: bytes) -> int:
     return x
 
 
+_RESERVED = re.compile(r"[^\x20-\x7e]|[$*]")
+
+
 def frame(kind: str, *fields: object) -> bytes:
-    """`$KIND,f1,f2*HH\\r\\n` as bytes."""
-    body = ",".join([kind, *map(str, fields)]).encode("ascii")
+    """`$KIND,f1,f2*HH\\r\\n` as bytes; ValueError for a field with `$`, `*` or non-printable ASCII."""
+    text = ",".join([kind, *map(str, fields)])
+    if _RESERVED.search(text):
+        raise ValueError(f"{text!r}: fields must be printable ASCII without '$' or '*'")
+    body = text.encode("ascii")
     return b"$%s*%02X\r\n" % (body, checksum(body))
 
 
