@@ -161,3 +161,25 @@ def test_a_cocked_die_from_the_box_prompts_a_rethrow(table, tmp_path):
         assert [w["die"] for w in heard if w["code"] == "rethrow"] == ev.cocked
         rig.roll()
         assert table.state.throws and table.state.throws[0] == rolls(table)[1].faces
+
+
+def test_a_crashed_firmware_loop_is_reset_as_by_the_watchdog_and_keeps_its_pending_roll(table, tmp_path):
+    with Rig(table, "pty", tmp_path=tmp_path) as rig:
+        rig.box.drop_next_acks(1000)
+        rig.roll()
+        first = rig.box.box
+        calls = {"n": 0}
+        real_tick = first.tick
+
+        def hang_once():
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise MemoryError("simulated firmware fault")
+            real_tick()
+
+        first.tick = hang_once
+        wait_for(lambda: rig.box.resets == 1, what="the watchdog reset")
+        assert rig.box.box is not first and rig.box.boot_id != first.boot_id
+        rig.box.drop_next_acks(0)
+        wait_for(lambda: rig.box.box.outbox == [], what="the pending roll to be acknowledged")
+        assert [e.boot_id for e in rolls(table)] == [first.boot_id]
