@@ -137,6 +137,10 @@ class DiceBox:
         self._rx = buf
 
     def _handle(self, line):
+        start = line.rfind(b"$")
+        if start > 0:  # noise before the frame (e.g. a half line from before the host reconnected)
+            self.send("ERR", "bad_frame", "noise before the frame")
+            line = line[start:]
         fields = decode(line)
         if fields is None:
             if line.strip():

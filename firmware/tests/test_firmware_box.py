@@ -190,3 +190,21 @@ def test_frames_carry_the_xor_checksum_of_the_bytes_between_dollar_and_star():
     body = line[1:line.index(b"*")]
     assert line.endswith(b"*%02X\r\n" % checksum(body))
     assert decode(line) == ["ROLL", "a1b2c3d4", "7", "3", "5"]
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=60), st.sampled_from([b"$", b"*", b"\n", b"\r\n", b"ACK", b","])),
+                max_size=30).map(b"".join))
+def test_fuzz_arbitrary_host_bytes_never_crash_the_box_nor_cancel_a_pending_roll(data):
+    b = Bench()
+    b.roll()
+    b.hal.feed(data)
+    b.run(5)
+    assert [e[1] for e in b.box.outbox] == [1]  # no valid ACK for this boot can be in random bytes
+    b.hal.feed(encode("ACK", b.box.boot_id, 1))
+    b.run(2)
+    assert b.box.outbox == []

@@ -182,7 +182,8 @@ class DiceLink:
                 return self._throw(boot_id, seq, list(faces), []), True
             case Cocked(boot_id, seq, die, faces):
                 if faces is None:  # which faces the other dice show is unknown: the whole throw is repeated
-                    n = self.n_dice or self.table.require_state().variant.dice.dice
+                    state = self.table.state
+                    n = self.n_dice or (state.variant.dice.dice if state else 2)
                     return self._throw(boot_id, seq, [0] * n, list(range(n))), True
                 return self._throw(boot_id, seq, list(faces), [die]), True
             case Rolling():
@@ -287,6 +288,9 @@ class DiceLink:
             except (serial.SerialException, OSError) as e:
                 reason = str(e) or type(e).__name__
                 log.warning("dice box link lost: %s", reason)
+            except Exception as e:  # a bug must not end the reader for good: log it, reopen, go on
+                reason = f"reader error: {e!r}"
+                log.exception("dice box reader failed; reopening the port")
             finally:
                 try:
                     port.close()
