@@ -139,14 +139,17 @@ class VirtualDiceBox:
                 self.resets += 1
                 self.hal.pressed = self.hal.tilted = False
                 self.box = self._boot()
+            # The virtual finger holds each level until the firmware has taken it in (its debounced
+            # level changed), so a host too busy to tick every 2 ms cannot make a press or a shake vanish.
             if self._press_until is not None:
-                if now >= self._press_until:  # the finger lifts, and stays up a moment before the next press
+                if now >= self._press_until and self.box.button.level:  # lift, then stay up a moment
                     self.hal.pressed, self._press_until = False, None
                     self._released_until = now + PRESS_MS
-            elif self._presses and now >= self._released_until:
+            elif self._presses and now >= self._released_until and not self.box.button.level:
                 self._presses -= 1
                 self.hal.pressed, self._press_until = True, now + PRESS_MS
-            while self._shake_toggles and self._shake_toggles[0] <= now:
+            tilt_taken = self.box.shake.switch.level == self.hal.tilted
+            if self._shake_toggles and self._shake_toggles[0] <= now and tilt_taken:
                 self._shake_toggles.pop(0)
                 self.hal.tilted = not self.hal.tilted
             every = self.faults.disconnect_every
