@@ -47,6 +47,20 @@ class GameSettings(_Section):
 class DiceSettings(_Section):
     #: "sim" runs the virtual dice box; otherwise a pyserial URL: /dev/ttyACM0, socket://host:port, rfc2217://…
     url: str = "sim"
+    #: seconds between PINGs to the box; after three unanswered it is shown as not answering
+    ping_interval: float = 2.0
+    #: longest wait in seconds between attempts to reopen a box that went away (back-off starts at 0.1 s)
+    reconnect_max: float = 5.0
+    #: virtual box only: how long its dice tumble (ms) after the press or the last shake
+    sim_roll_ms: int = 900
+
+    def __post_init__(self) -> None:
+        if not self.url.strip():
+            raise ValueError("url must be 'sim' or a serial port URL such as /dev/ttyACM0")
+        if not 0.1 <= self.ping_interval <= 60 or not 0.1 <= self.reconnect_max <= 300:
+            raise ValueError("ping_interval must be 0.1-60 s and reconnect_max 0.1-300 s")
+        if not 0 <= self.sim_roll_ms <= 10_000:
+            raise ValueError("sim_roll_ms must be 0-10000")
 
 
 class CameraSettings(_Section):

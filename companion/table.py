@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from companion.errors import GameRuleError
-from companion.game.events import Corrected, Event, GameStarted, Recorded, Undone
+from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone
 from companion.game.fold import GameState, check_meta, fold
 from companion.hub import Hub
 from companion.rules.seats import WINDS
@@ -119,6 +119,10 @@ class Table:
 
     def correct(self, target: int, event: Event) -> Recorded:
         return self.record(Corrected(target=target, event=event))  # type: ignore[arg-type]
+
+    def assign_roll(self, roll: int) -> Recorded:
+        """Count the unassigned roll `roll` (an event id) as the throw due now; discard one with undo(roll)."""
+        return self.record(DiceAssigned(roll=roll))
 
     # --- helpers for interfaces --------------------------------------------------------------
     def player_index(self, ref: str | int) -> int:

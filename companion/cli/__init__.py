@@ -18,6 +18,7 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
+    "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",

@@ -45,6 +45,16 @@ class DiceThrown(Event, tag="dice"):
     seq: int | None = None
 
 
+class DiceAssigned(Event, tag="dice_assigned"):
+    """A player counts an unassigned roll (one that came when no throw was due) as the throw due now.
+
+    Discarding such a roll is an undo of it; assigning it moves it out of `unassigned_rolls`.
+    """
+
+    #: id of the DiceThrown event that is waiting in `unassigned_rolls`
+    roll: int
+
+
 class WallBroken(Event, tag="wall_broken"):
     """Where the wall was actually broken, as the camera saw it or a player confirmed it."""
 
@@ -90,7 +100,7 @@ class Corrected(Event, tag="correct"):
     event: Correctable
 
 
-GameEvent = GameStarted | DiceThrown | WallBroken | HandWon | HandDrawn | Undone | Corrected
+GameEvent = GameStarted | DiceThrown | DiceAssigned | WallBroken | HandWon | HandDrawn | Undone | Corrected
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from companion.errors import CompanionError, DiceError, GameRuleError
 from companion.game.events import (
     Corrected,
+    DiceAssigned,
     DiceThrown,
     GameEvent,
     GameStarted,
@@ -228,6 +229,8 @@ def apply(state: GameState, event_id: int, event: GameEvent) -> None:
     match event:
         case DiceThrown():
             _dice(state, event_id, event)
+        case DiceAssigned():
+            _assign(state, event)
         case WallBroken():
             _observed_break(state, event)
         case HandWon():
@@ -257,7 +260,10 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
             raise DiceError(f"a die shows 1 to 6, not {face}")
     if state.dice_complete:
         # R17/R19 are done for this hand: keep the roll for a player to assign or discard.
-        state.unassigned.append({"event": event_id, "faces": list(ev.faces), "source": ev.source})
+        roll = {"event": event_id, "faces": list(ev.faces), "source": ev.source}
+        if cocked:
+            roll["cocked"] = cocked
+        state.unassigned.append(roll)
         return
     if state.pending is not None and len(ev.faces) == len(state.pending.cocked) < n:
         # R18: only the cocked dice are thrown again
@@ -278,6 +284,17 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
     state.pending = None
     state.throws.append(faces)
     state.throw_events.append(event_id)
+
+
+def _assign(state: GameState, ev: DiceAssigned) -> None:
+    """An unassigned roll becomes the throw the game expects now (as if it had just arrived)."""
+    roll = next((u for u in state.unassigned if u["event"] == ev.roll), None)
+    if roll is None:
+        raise GameRuleError(f"event {ev.roll} is not an unassigned roll")
+    if state.game_over or state.brk is not None:
+        raise GameRuleError("no throw is due now: the wall is already broken for this hand")
+    _dice(state, ev.roll, DiceThrown(faces=roll["faces"], source=roll["source"], cocked=roll.get("cocked", [])))
+    state.unassigned.remove(roll)
 
 
 def _observed_break(state: GameState, ev: WallBroken) -> None:

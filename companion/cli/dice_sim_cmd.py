@@ -1,0 +1,119 @@
+"""`companion dice-sim`: the virtual dice box on a pty or a TCP port, for demos and tests."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from companion.cli.common import fail
+
+HELP_KEYS = """Type a command and Enter:
+  r  press ROLL         s  shake the box       n  nudge it (not a roll)
+  c  next roll lands with a cocked die        a  drop the next ACK
+  g  send a line of garbage                   d  pull the cable (disconnect)
+  b  reboot the box (power cycle)             q  quit"""
+
+
+def _probability(ctx, param, value):
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise click.BadParameter("must be between 0 and 1")
+    return value
+
+
+@click.command("dice-sim")
+@click.option("--tcp", "tcp_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Listen on this TCP port (0: any free one) instead of a pty; connect with socket://HOST:PORT.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address for --tcp.")
+@click.option("--link", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep a symlink here pointing at the current pty (stays valid across simulated unplugs).")
+@click.option("--seed", type=int, default=None, help="Seed for the box's entropy source and the faults (the press timing still varies the dice).")
+@click.option("--roll-ms", type=click.IntRange(0, 10_000), default=None, help="How long the dice tumble  [default: 900]")
+@click.option("--garbage", type=float, default=0.0, callback=_probability, help="Probability of a noise line before each line.")
+@click.option("--corrupt", type=float, default=0.0, callback=_probability, help="Probability that a line's bytes are corrupted.")
+@click.option("--drop-acks", type=float, default=0.0, callback=_probability, help="Probability that an ACK from the host is lost.")
+@click.option("--cocked", type=float, default=0.0, callback=_probability, help="Probability that a roll reports a cocked die (R18).")
+@click.option("--disconnect-every", type=click.FloatRange(0), default=0.0, metavar="SECONDS",
+              help="Pull the cable every SECONDS (0: never).")
+@click.option("--auto-roll", type=click.FloatRange(0), default=0.0, metavar="SECONDS",
+              help="Press ROLL every SECONDS (0: only when told).")
+@click.option("--trace", is_flag=True, help="Print every line on the wire.")
+def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, cocked, disconnect_every,
+             auto_roll, trace):
+    """Run the virtual dice box (the real firmware logic) and print where to connect.
+
+    Reads commands from standard input (r + Enter presses ROLL); SIGUSR1 also presses ROLL.
+    Stop with q, Ctrl+D or Ctrl+C.
+    """
+    from companion.hardware.dice.sim import Faults, PtyTransport, TcpTransport, VirtualDiceBox
+
+    faults = Faults(garbage=garbage, corrupt=corrupt, drop_acks=drop_acks, cocked=cocked,
+                    disconnect_every=disconnect_every)
+    box = VirtualDiceBox(seed=seed, faults=faults, roll_ms=roll_ms)
+    try:
+        transport = TcpTransport(box, host, tcp_port) if tcp_port is not None else PtyTransport(box, link=link)
+        box.start()
+        transport.start()
+    except OSError as e:
+        box.stop()
+        raise fail(f"cannot start the virtual dice box: {e}") from None
+
+    seen: set[tuple[str, ...]] = set()
+
+    def show(direction: str, line: bytes) -> None:
+        if trace:
+            click.echo(("box  → " if direction == "box" else "host → ") + line.decode("ascii", "replace").rstrip())
+            return
+        body = line[1:line.find(b"*")].decode("ascii", "replace").split(",")
+        key = tuple(body[:3])
+        if key in seen or len(body) < 3:
+            return
+        if direction == "box" and body[0] == "ROLL":
+            click.echo(f"rolled {' '.join(body[3:])}   (boot {body[1]}, seq {body[2]})")
+        elif direction == "box" and body[0] == "COCKED":
+            click.echo(f"rolled {' '.join(body[4:])}, die {int(body[3]) + 1} cocked   (boot {body[1]}, seq {body[2]})")
+        elif direction == "host" and body[0] == "ACK":
+            click.echo(f"  acknowledged by the host (seq {body[2]})")
+        else:
+            return
+        seen.add(key)
+
+    box.listeners.append(show)
+    click.echo(f"Virtual dice box ({box.describe()}) on {transport.url}")
+    click.echo(f"Connect with:  companion run --dice {transport.url}")
+    click.echo(HELP_KEYS)
+    sys.stdout.flush()
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, lambda *_: box.press_roll())
+    actions = {"r": box.press_roll, "s": box.shake, "n": box.nudge, "c": box.cock_next_roll,
+               "a": box.drop_next_acks, "g": box.send_garbage, "d": box.disconnect, "b": box.reboot}
+
+    def read_commands() -> None:
+        for raw in sys.stdin:
+            cmd = raw.strip().lower()[:1]
+            if cmd == "q":
+                stop.set()
+                return
+            if cmd in actions:
+                actions[cmd]()
+            elif cmd:
+                click.echo(HELP_KEYS)
+        if sys.stdin.isatty():
+            stop.set()  # Ctrl+D at a terminal quits; run in the background (stdin closed) it keeps going
+
+    threading.Thread(target=read_commands, daemon=True).start()
+    try:
+        while not stop.wait(auto_roll or 0.5):
+            if auto_roll:
+                box.press_roll()
+    finally:
+        transport.stop()
+        box.stop()
+        click.echo("Virtual dice box stopped.")

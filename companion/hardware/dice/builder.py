@@ -1,0 +1,57 @@
+"""Builds the dice components from `[dice]` settings: a real box on its URL, or the virtual box.
+
+`url = "sim"` (the default) starts the virtual dice box, which runs the real firmware logic,
+on a pseudo-terminal (a TCP port where the OS has no ptys) and reads it through the same
+`DiceLink` as a real box. Components: "dice-box" (the virtual box, only with the sim) and
+"dice" (the reader; `services.find("dice").press_roll()` presses the virtual ROLL button).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from companion.hardware.dice.link import DiceLink
+from companion.hardware.dice.sim import PtyTransport, TcpTransport, VirtualDiceBox
+
+
+class SimulatedDiceBox:
+    """Component "dice-box": the virtual box and the port it is reached on."""
+
+    name = "dice-box"
+
+    def __init__(self, box: VirtualDiceBox) -> None:
+        self.box = box
+        self._dir: str | None = None
+        if hasattr(os, "openpty"):
+            self._dir = tempfile.mkdtemp(prefix="companion-dice-")
+            self.transport: PtyTransport | TcpTransport = PtyTransport(box, link=Path(self._dir) / "dicebox")
+        else:
+            self.transport = TcpTransport(box)
+
+    @property
+    def url(self) -> str:
+        return self.transport.url
+
+    def start(self) -> None:
+        self.box.start()
+        self.transport.start()
+
+    def stop(self) -> None:
+        self.transport.stop()
+        self.box.stop()
+        if self._dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def build(services) -> None:
+    cfg = services.settings.dice
+    common = dict(ping_interval=cfg.ping_interval, reconnect_max=cfg.reconnect_max)
+    if cfg.url == "sim":
+        sim = services.add(SimulatedDiceBox(VirtualDiceBox(roll_ms=cfg.sim_roll_ms)))
+        services.add(DiceLink(sim.url, services.table, kind="sim", source="sim",
+                              press_roll=sim.box.press_roll, **common))
+    else:
+        services.add(DiceLink(cfg.url, services.table, kind="serial", source="serial", **common))

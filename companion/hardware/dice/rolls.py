@@ -1,0 +1,66 @@
+"""Record a roll from any dice source: the box over serial, the virtual box, a phone or the camera.
+
+Every source ends here so that all are treated alike: the same event (`DiceThrown`, tagged
+with its source), the same exactly-once key, the same re-throw prompt for a cocked die
+(R18), and the same answer when the game refuses a roll (a warning players see; the roll
+is never dropped silently). Whether a roll is the throw the game expects or an unassigned
+one is the game's decision (`companion.game.fold`), not the source's.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from companion.errors import DiceError, GameRuleError
+from companion.game.events import DiceSource, DiceThrown, Recorded
+from companion.table import Table
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RollOutcome:
+    #: recorded: new in the game log; duplicate: its key was recorded before; refused: the game said no
+    status: Literal["recorded", "duplicate", "refused"]
+    record: Recorded | None = None
+    reason: str | None = None
+
+
+def record_roll(
+    table: Table,
+    faces: Sequence[int],
+    *,
+    source: DiceSource,
+    cocked: Sequence[int] = (),
+    boot_id: str | None = None,
+    seq: int | None = None,
+    key: str | None = None,
+) -> RollOutcome:
+    """Record a throw; never raises for a roll the game refuses (it warns instead).
+
+    A storage failure does raise (StorageError): then nothing is recorded and a dice box
+    must not be acknowledged, so that it sends the roll again.
+    """
+    event = DiceThrown(faces=list(faces), source=source, cocked=sorted(set(cocked)), boot_id=boot_id, seq=seq)
+    if key is not None:
+        earlier = table.store.find_key(key)
+        if earlier is not None:
+            return RollOutcome("duplicate", earlier)
+    try:
+        record = table.record(event, key=key)
+    except (GameRuleError, DiceError) as e:
+        shown = "+".join(str(f) for f in faces)
+        log.warning("roll %s from %s not counted: %s", shown, source, e)
+        table.hub.warn("dice_refused", f"Dice {shown} ({source}) not counted: {e}",
+                       faces=list(faces), source=source, reason=str(e), key=key)
+        return RollOutcome("refused", reason=str(e))
+    due = table.state.expected_throw() if table.state else None
+    for die in event.cocked:
+        if not due or die not in due["rethrow"]:
+            continue  # an unassigned roll: nothing to throw again until a player assigns it
+        # R18: "a die that lands cocked or outside is thrown again"
+        table.hub.warn("rethrow", f"Die {die + 1} landed cocked: throw it again", die=die, source=source,
+                       event=record.id)
+    return RollOutcome("recorded", record)

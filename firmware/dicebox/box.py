@@ -1,0 +1,168 @@
+"""The dice box: inputs → roll animation → faces → reports resent until the host acknowledges.
+
+Driven by `tick()` from one loop (the board's main loop, or the virtual box's thread):
+no threads, no blocking, no allocation-heavy work. See hardware_docs/dice-protocol.md for
+the messages and their meaning.
+"""
+
+from dicebox import FW_VERSION, N_DICE
+from dicebox.debounce import Debouncer, ShakeDetector
+from dicebox.frame import MAX_LINE, decode, encode
+from dicebox.rng import DiceRng
+
+OUTBOX_FILE = "outbox"
+
+
+class DiceBox:
+    #: how long the dice tumble after the press, or after the last motion of a shake
+    ROLL_MS = 900
+    #: animation frame interval at the start; frames slow down as the dice "settle"
+    FRAME_MS = 40
+    #: first resend of an unacknowledged report, doubled after each try up to RESEND_MAX_MS
+    RESEND_MS = 250
+    RESEND_MAX_MS = 2000
+    #: reports kept until acknowledged; a full outbox refuses new rolls (never drops one)
+    OUTBOX_MAX = 16
+
+    def __init__(self, hal, n_dice=N_DICE):
+        self.hal = hal
+        self.n_dice = n_dice
+        self.rng = DiceRng(hal.random_bytes)
+        self.boot_id = "".join("%02x" % b for b in hal.random_bytes(4))
+        self.seq = 0
+        self.button = Debouncer(20)
+        self.shake = ShakeDetector()
+        self.faces = [0] * n_dice
+        self.rolling = False
+        self._roll_start = self._last_motion = self._next_frame = 0
+        self._frame_ms = self.FRAME_MS
+        self._rx = b""
+        self._rx_overflow = False
+        #: unacknowledged reports: [boot_id, seq, frame bytes, due tick, interval]
+        self.outbox = []
+        now = hal.ticks_ms()
+        stored = hal.load(OUTBOX_FILE)
+        for line in (stored or "").split("\n"):
+            fields = decode(line.encode())
+            if fields and len(fields) >= 3 and fields[2].isdigit():
+                # reports from before a reset or power loss keep their own boot id and seq
+                self.outbox.append([fields[1], int(fields[2]), line.encode() + b"\r\n", now, self.RESEND_MS])
+        self.send("HELLO", FW_VERSION, self.boot_id, n_dice)
+        hal.show(self.faces)
+
+    # --- the loop ----------------------------------------------------------------------------
+    def tick(self):
+        hal = self.hal
+        hal.feed_watchdog()
+        now = hal.ticks_ms()
+        self._receive(hal.read())
+        pressed = self.button.update(hal.button(), now, hal.ticks_diff) and self.button.level
+        shaking = self.shake.update(hal.tilt(), now, hal.ticks_diff)
+        if pressed or shaking:
+            if not self.rolling:
+                self._start_roll(now)
+            # the dice tumble on until ROLL_MS after the last press or the last motion of the shake
+            self._last_motion = now if pressed else self.shake.last_motion
+        if self.rolling:
+            self._animate(now)
+        self._resend(now)
+
+    # --- rolling -----------------------------------------------------------------------------
+    def _start_roll(self, now):
+        if len(self.outbox) >= self.OUTBOX_MAX:
+            self.send("ERR", "outbox_full", "host not acknowledging; roll refused")
+            self.shake.reset()
+            return
+        self.rolling = True
+        self.seq += 1
+        self._roll_start = self._next_frame = now
+        self._frame_ms = self.FRAME_MS
+        self.send("ROLLING", self.boot_id, self.seq)
+
+    def _animate(self, now):
+        diff = self.hal.ticks_diff
+        if diff(now, self._last_motion) >= self.ROLL_MS:
+            self.rolling = False
+            self.shake.reset()  # the next roll needs a new shake
+            # the moment the dice settle depends on the player's hand: stir it in with fresh entropy
+            self.rng.stir(bytes((now & 0xFF, (now >> 8) & 0xFF, diff(now, self._roll_start) & 0xFF)))
+            self.faces = [self.rng.face() for _ in range(self.n_dice)]
+            self.hal.show(self.faces)
+            self.report("ROLL", self.seq, *self.faces)
+        elif diff(now, self._next_frame) >= 0:
+            self.hal.show([self.rng.face() for _ in range(self.n_dice)])
+            self._frame_ms = min(self._frame_ms + 15, 200)  # slowing down: the dice settle
+            self._next_frame = now + self._frame_ms
+
+    # --- sending -----------------------------------------------------------------------------
+    def send(self, kind, *fields):
+        self.hal.write(encode(kind, *fields))
+
+    def report(self, kind, seq, *fields):
+        """Send a report that must reach the host: it is kept (and stored) until acknowledged."""
+        frame = encode(kind, self.boot_id, seq, *fields)
+        self.outbox.append([self.boot_id, seq, frame, self.hal.ticks_ms() + self.RESEND_MS, self.RESEND_MS])
+        self._store_outbox()
+        self.hal.write(frame)
+
+    def _resend(self, now):
+        for entry in self.outbox:
+            if self.hal.ticks_diff(now, entry[3]) >= 0:
+                self.hal.write(entry[2])
+                entry[4] = min(entry[4] * 2, self.RESEND_MAX_MS)
+                entry[3] = now + entry[4]
+
+    def _store_outbox(self):
+        self.hal.save(OUTBOX_FILE, "\n".join(e[2].decode().rstrip() for e in self.outbox))
+
+    # --- receiving ---------------------------------------------------------------------------
+    def _receive(self, data):
+        if not data:
+            return
+        buf = self._rx + data
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            line, buf = buf[:nl + 1], buf[nl + 1:]
+            if self._rx_overflow:
+                self._rx_overflow = False  # the rest of an over-long line: drop it
+            elif len(line) > MAX_LINE:
+                self.send("ERR", "too_long", "line over %d bytes" % MAX_LINE)
+            else:
+                self._handle(line)
+        if len(buf) > MAX_LINE:
+            buf, self._rx_overflow = b"", True
+            self.send("ERR", "too_long", "line over %d bytes" % MAX_LINE)
+        self._rx = buf
+
+    def _handle(self, line):
+        start = line.rfind(b"$")
+        if start > 0:  # noise before the frame (e.g. a half line from before the host reconnected)
+            self.send("ERR", "bad_frame", "noise before the frame")
+            line = line[start:]
+        fields = decode(line)
+        if fields is None:
+            if line.strip():
+                self.send("ERR", "bad_frame", "bad framing or checksum")
+            return
+        kind = fields[0]
+        if kind == "ACK" and len(fields) == 3:
+            self._ack(fields[1], fields[2])
+        elif kind == "PING":
+            self.send("PONG")
+        elif kind == "HELLO":
+            self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice)
+        else:
+            self.send("ERR", "unknown_type", kind[:16].replace("$", "?").replace("*", "?"))
+
+    def _ack(self, boot_id, seq):
+        try:
+            seq = int(seq)
+        except ValueError:
+            self.send("ERR", "bad_field", "seq")
+            return
+        kept = [e for e in self.outbox if not (e[0] == boot_id and e[1] == seq)]
+        if len(kept) != len(self.outbox):
+            self.outbox = kept
+            self._store_outbox()

@@ -1,0 +1,210 @@
+"""The box logic on the host: roll, animation, reports resent until acknowledged, host commands."""
+
+import pytest
+
+from dicebox import FW_VERSION
+from dicebox.box import DiceBox
+from dicebox.frame import checksum, decode, encode
+from dicebox.hosthal import HostHal
+
+
+class Bench:
+    """A box on a virtual clock, stepped one millisecond per tick like the board's loop."""
+
+    def __init__(self, seed=1, storage=None):
+        self.now = 0
+        self.hal = HostHal(clock=lambda: self.now, seed=seed, storage=storage)
+        self.box = DiceBox(self.hal)
+
+    def run(self, ms):
+        for _ in range(ms):
+            self.now += 1
+            self.box.tick()
+
+    def lines(self):
+        return [decode(line) for line in self.hal.take().split(b"\n") if line]
+
+    def press(self, held=60):
+        self.hal.pressed = True
+        self.run(held)
+        self.hal.pressed = False
+
+    def roll(self):
+        self.press()
+        self.run(DiceBox.ROLL_MS + 50)
+
+    def shake(self, changes=10, every_ms=60):
+        for _ in range(changes):
+            self.hal.tilted = not self.hal.tilted
+            self.run(every_ms)
+
+
+def kinds(lines):
+    return [f[0] for f in lines]
+
+
+def test_the_box_introduces_itself_at_boot():
+    b = Bench()
+    assert b.lines() == [["HELLO", FW_VERSION, b.box.boot_id, "2"]]
+    assert len(b.box.boot_id) == 8
+
+
+def test_a_press_starts_a_roll_that_animates_settles_and_reports_the_faces():
+    b = Bench()
+    b.lines()
+    b.roll()
+    lines = b.lines()
+    assert kinds(lines) == ["ROLLING", "ROLL"]
+    assert lines[0] == ["ROLLING", b.box.boot_id, "1"]
+    roll = lines[1]
+    assert roll[:3] == ["ROLL", b.box.boot_id, "1"]
+    faces = [int(f) for f in roll[3:]]
+    assert len(faces) == 2 and all(1 <= f <= 6 for f in faces)
+    assert b.hal.faces == faces  # the LEDs show the reported faces
+    assert len(b.hal.shown) > 5  # the animation showed changing faces before settling
+
+
+def test_each_roll_gets_the_next_sequence_number():
+    b = Bench()
+    for _ in range(3):
+        b.roll()
+        seq = b.box.seq
+        b.hal.feed(encode("ACK", b.box.boot_id, seq))
+        b.run(5)
+    rolls = [f for f in b.lines() if f[0] == "ROLL"]
+    assert [f[2] for f in rolls] == ["1", "2", "3"]
+
+
+def test_an_unacknowledged_roll_is_resent_with_backoff_until_acknowledged():
+    b = Bench()
+    b.roll()
+    b.lines()
+    b.run(10_000)
+    resent = [f for f in b.lines() if f[0] == "ROLL"]
+    assert len(resent) >= 5 and all(f[2] == "1" for f in resent)
+    b.run(3000)
+    assert 1 <= len([f for f in b.lines() if f[0] == "ROLL"]) <= 3  # backed off to one every 2 s
+    b.hal.feed(encode("ACK", b.box.boot_id, 1))
+    b.run(10_000)
+    assert b.lines() == []
+    assert b.box.outbox == []
+
+
+@pytest.mark.parametrize("ack", [
+    encode("ACK", "deadbeef", 1),        # another boot's roll
+    encode("ACK", "{boot}", 2),           # another roll
+    b"$ACK,{boot},1*00\r\n",             # bad checksum
+])
+def test_a_wrong_or_garbled_ack_does_not_stop_the_resending(ack):
+    b = Bench()
+    b.roll()
+    b.hal.feed(ack.replace(b"{boot}", b.box.boot_id.encode()) if b"{boot}" in ack else ack)
+    b.lines()
+    b.run(3000)
+    assert "ROLL" in kinds(b.lines())
+
+
+def test_host_commands_ping_and_hello_are_answered_and_garbage_gets_an_error():
+    b = Bench()
+    b.lines()
+    b.hal.feed(encode("PING") + encode("HELLO") + b"\xff\xfenoise\r\n" + encode("FOO", 1))
+    b.run(2)
+    lines = b.lines()
+    assert kinds(lines) == ["PONG", "HELLO", "ERR", "ERR"]
+    assert lines[2][1] == "bad_frame" and lines[3][1:] == ["unknown_type", "FOO"]
+
+
+def test_an_over_long_line_from_the_host_is_dropped_whole():
+    b = Bench()
+    b.roll()
+    b.lines()
+    ack = encode("ACK", b.box.boot_id, 1)
+    b.hal.feed(b"X" * 300 + ack)  # the ACK is glued to the long line: it is part of it
+    b.run(2)
+    assert [f[:2] for f in b.lines()] == [["ERR", "too_long"]]
+    b.hal.feed(ack)
+    b.run(2)
+    assert b.box.outbox == []
+
+
+def test_a_press_during_the_animation_does_not_start_a_second_roll():
+    b = Bench()
+    b.press()
+    b.run(200)
+    b.press()
+    b.run(DiceBox.ROLL_MS + 50)
+    assert kinds(b.lines()).count("ROLLING") == 1
+
+
+def test_a_shake_rolls_but_a_nudge_does_not():
+    b = Bench()
+    b.lines()
+    b.hal.tilted = True  # picked up
+    b.run(500)
+    b.hal.tilted = False  # set down
+    b.run(3000)
+    assert b.lines() == []
+    b.shake()
+    b.run(DiceBox.ROLL_MS + 100)
+    assert kinds(b.lines()) == ["ROLLING", "ROLL"]
+    b.run(3000)
+    assert "ROLLING" not in kinds(b.lines())  # the same shake does not roll again
+
+
+def test_a_roll_not_acknowledged_before_a_reset_is_resent_after_it_with_its_own_id():
+    flash = {}
+    b = Bench(storage=flash)
+    b.roll()
+    old_boot = b.box.boot_id
+    rebooted = Bench(seed=2, storage=flash)  # power cycle: RAM lost, flash kept
+    lines = rebooted.lines()
+    assert lines[0][0] == "HELLO" and lines[0][2] != old_boot
+    rebooted.run(300)
+    resent = [f for f in rebooted.lines() if f[0] == "ROLL"]
+    assert resent and resent[0][1:3] == [old_boot, "1"]
+    rebooted.hal.feed(encode("ACK", old_boot, 1))
+    rebooted.run(5)
+    assert rebooted.box.outbox == [] and flash["outbox"] == ""
+
+
+def test_a_full_outbox_refuses_new_rolls_rather_than_dropping_old_ones():
+    b = Bench()
+    for _ in range(DiceBox.OUTBOX_MAX):
+        b.roll()
+    b.lines()
+    b.roll()
+    lines = b.lines()
+    assert ["ERR", "outbox_full"] in [f[:2] for f in lines]
+    assert len(b.box.outbox) == DiceBox.OUTBOX_MAX
+    assert [e[1] for e in b.box.outbox] == list(range(1, DiceBox.OUTBOX_MAX + 1))
+
+
+def test_the_loop_feeds_the_watchdog_on_every_tick():
+    b = Bench()
+    b.run(100)
+    assert b.hal.feeds == 100
+
+
+def test_frames_carry_the_xor_checksum_of_the_bytes_between_dollar_and_star():
+    line = encode("ROLL", "a1b2c3d4", 7, 3, 5)
+    body = line[1:line.index(b"*")]
+    assert line.endswith(b"*%02X\r\n" % checksum(body))
+    assert decode(line) == ["ROLL", "a1b2c3d4", "7", "3", "5"]
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=60), st.sampled_from([b"$", b"*", b"\n", b"\r\n", b"ACK", b","])),
+                max_size=30).map(b"".join))
+def test_fuzz_arbitrary_host_bytes_never_crash_the_box_nor_cancel_a_pending_roll(data):
+    b = Bench()
+    b.roll()
+    b.hal.feed(data)
+    b.run(5)
+    assert [e[1] for e in b.box.outbox] == [1]  # no valid ACK for this boot can be in random bytes
+    b.hal.feed(encode("ACK", b.box.boot_id, 1))
+    b.run(2)
+    assert b.box.outbox == []
