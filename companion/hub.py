@@ -4,7 +4,7 @@ Topics:
   "state"        the table, after every accepted event: {"event": …, "state": …}
   "status"       an adapter's link health changed: {name: {...}} (also kept in `Hub.status`)
   "warning"      something players must act on: {"code", "message", **details}; codes in use:
-                 wrong_break, wrong_marker, wrong_wind, rethrow, few_tiles_left, dice_link
+                 wrong_break, wrong_marker, wrong_wind, rethrow, few_tiles_left, dice_link, dice_refused
   "observation"  what the camera saw in a still frame (pixel coordinates, for the live overlay)
 
 Subscribers are called in the publisher's thread and must

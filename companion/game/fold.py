@@ -291,7 +291,7 @@ def _assign(state: GameState, ev: DiceAssigned) -> None:
     roll = next((u for u in state.unassigned if u["event"] == ev.roll), None)
     if roll is None:
         raise GameRuleError(f"event {ev.roll} is not an unassigned roll")
-    if state.game_over or state.brk is not None:
+    if state.game_over or state.dice_complete:
         raise GameRuleError("no throw is due now: the wall is already broken for this hand")
     _dice(state, ev.roll, DiceThrown(faces=roll["faces"], source=roll["source"], cocked=roll.get("cocked", [])))
     state.unassigned.remove(roll)
