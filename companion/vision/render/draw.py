@@ -288,7 +288,7 @@ def _discard_painter(img: np.ndarray, view: View, code: str, rng, truth: dict):
 
 
 def _die_cuboid(die) -> Cuboid:
-    s = 1.6
+    s = die.size
     R = _yaw(die.angle)
     z = -s / 2
     if die.cocked:  # leaning on an edge against a wall or another die (R18)

@@ -44,6 +44,7 @@ class Die:
     tilt: float = 35.0  # degrees, when cocked
     colour: int = 0
     turn: int = 0  # which side faces show (a die has several orientations for one top face)
+    size: float = 1.8  # cm
 
 
 @dataclass
