@@ -18,6 +18,7 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
+    "observe": "companion.cli.observe_cmd:observe",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",

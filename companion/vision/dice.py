@@ -106,7 +106,7 @@ def find_dice(img: np.ndarray, die_px: float | None = None, roi_mask: np.ndarray
             continue
         fill = a / (w * h)
         blobs.append((c, rect, a, fill))
-    hi = 1.12 if die_px is not None else 1.2  # a known die size tells dice from face-up tiles (2.2 cm)
+    hi = 1.19 if die_px is not None else 1.25  # a known die size tells dice from face-up tiles (2.2 cm)
     if die_px is None:  # the typical size of the square blobs is the size of a die
         sides = [min(r[1]) for _, r, _, f in blobs if f > 0.7 and max(r[1]) < 1.25 * min(r[1])]
         die_px = float(np.median(sides)) if sides else guess
