@@ -142,8 +142,10 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         u = np.array(WALL_FRAMES[side].u)
         at_1 = next(s for s in SIDES if np.allclose(WALL_FRAMES[s].inward, u))  # the wall beyond stack 1
         at_n = next(s for s in SIDES if np.allclose(WALL_FRAMES[s].inward, -u))  # the wall beyond stack N
-        e1 = -(bands[at_1][0] - CORNER_GAP_CM) if at_1 in solid else -n * pitch / 2
-        en = (bands[at_n][0] - CORNER_GAP_CM) if at_n in solid else n * pitch / 2
+        # a band starts at the foot of the wall's inner face; the wall tops (and so the ends of
+        # the stacks seen) lie PARALLAX further out
+        e1 = -(bands[at_1][0] - CORNER_GAP_CM) * PARALLAX if at_1 in solid else -n * pitch / 2
+        en = (bands[at_n][0] - CORNER_GAP_CM) * PARALLAX if at_n in solid else n * pitch / 2
         ends[side] = (e1, en)
 
     out = {}
@@ -163,7 +165,7 @@ def _count(side, runs, light, strip, across, n, pitch, ends) -> WallReading:
         anchor, start, backwards = "left", runs[-1][1], True
     else:
         anchor, start, backwards = "geometry", e1, False
-    if anchor == "right" and abs(runs[-1][1] - en) < 0.6 * pitch:
+    if anchor == "right" and abs(runs[-1][1] - en) < 0.4 * pitch:
         pitch = (runs[-1][1] - runs[0][0]) / n  # both ends there: this wall's own pitch
     seq = runs if not backwards else [(-e, -s) for s, e in reversed(runs)]
     pos = start if not backwards else -start

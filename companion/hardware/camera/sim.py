@@ -120,7 +120,7 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
     assert set(WINDS) == set(sides)
     return Scene(seed=int(state.game * 1000 + state.hand), stacks=sq.n, table_size=table, walls=walls,
                  offsets=offsets, dice=dice, east_marker=Marker("button", mx, my), wind=WindDisc(state.prevalent, wx, wy),
-                 hands=list(hands), camera=Camera(size=size), look=Look(noise=1.0), truth=truth)
+                 hands=list(hands), camera=Camera(size=size), look=Look(tile_back=1, noise=1.0), truth=truth)
 
 
 class SimTableFeed:
