@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from companion.rules.variant import load_variant
-from companion.rules.wall import Square, break_wall
+from companion.rules.wall import Square, Stack, break_wall
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import random_scene, wall_state
 
@@ -31,8 +31,7 @@ def test_wall_state_matches_the_break_rules(name):
     assert ws.live_left == len(brk.live) + len(brk.deal)
     if v.break_.style == "lift":  # R19: the lifted stack leaves a gap, its tiles lie on the dead wall
         assert ws.heights[sq.index(brk.wall, brk.stack)] == 0
-        assert sorted(sq.stack_at(i) for i in ws.loose) == sorted(
-            {sq.index(t.seat, t.stack) and type(brk.at)(t.seat, t.stack) for t in brk.loose})
+        assert sorted(sq.stack_at(i) for i in ws.loose) == sorted(Stack(t.seat, t.stack) for t in brk.loose)
     else:
         assert 0 not in ws.heights
 
