@@ -68,6 +68,41 @@ class CameraSettings(_Section):
     source: str = "sim"
 
 
+class VisionSettings(_Section):
+    """The camera's view of the table (companion/vision): calibration, cross-checks, warnings."""
+
+    #: watch the table and check it against the game (needs a camera)
+    enabled: bool = True
+    #: table side (as the corner markers define it) where the player who began as East sits
+    first_east_side: Literal["bottom", "right", "top", "left"] = "bottom"
+    #: table size in cm (width, depth), as the corner markers were laid out
+    table_size_cm: list[float] = msgspec.field(default_factory=lambda: [80.0, 80.0])
+    #: manual calibration: the four table corners in image pixels (TL, TR, BR, BL), when no markers are used
+    manual_corners: list[list[float]] | None = None
+    #: tile size in cm: width along the wall, depth across it, thickness
+    tile_cm: list[float] = msgspec.field(default_factory=lambda: [2.2, 2.9, 1.6])
+    #: side of the ordinary dice in cm
+    die_cm: float = 1.8
+    #: seconds the scene must hold still before it is read (hands moving over the table are ignored)
+    still_seconds: float = 1.0
+    #: mean grey-level change between frames (0..255) below which the scene counts as still
+    still_threshold: float = 2.0
+    #: record dice read by the camera as throws (source "camera"); off when only the dice box is used
+    read_dice: bool = True
+    #: warn when this many live tiles or fewer remain
+    warn_tiles_left: int = 14
+    #: frames per second the watcher looks at
+    fps: float = 4.0
+
+    def __post_init__(self) -> None:
+        if len(self.table_size_cm) != 2 or min(self.table_size_cm) < 30:
+            raise ValueError("table_size_cm must be [width, depth], each at least 30")
+        if len(self.tile_cm) != 3 or min(self.tile_cm) <= 0:
+            raise ValueError("tile_cm must be [width, depth, thickness] in cm")
+        if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0:
+            raise ValueError("still_seconds, warn_tiles_left must be >= 0 and fps > 0")
+
+
 class GpioSettings(_Section):
     #: "mock" uses gpiozero's MockFactory (no hardware); "real" uses the Pi's pins
     backend: Literal["mock", "real"] = "mock"
@@ -81,6 +116,7 @@ class Settings(_Section):
     dice: DiceSettings = msgspec.field(default_factory=DiceSettings)
     camera: CameraSettings = msgspec.field(default_factory=CameraSettings)
     gpio: GpioSettings = msgspec.field(default_factory=GpioSettings)
+    vision: VisionSettings = msgspec.field(default_factory=VisionSettings)
 
     @property
     def data_path(self) -> Path:

@@ -25,15 +25,12 @@ log = logging.getLogger(__name__)
 #: Imported lazily so that, e.g., OpenCV is loaded only when a camera is configured.
 ADAPTER_BUILDERS: list[str] = [
     "companion.hardware.dice.builder:build",
+    "companion.vision.watch:build",  # after the camera: watches the table, cross-checks with the game
 ]
 
 
 class Component(Protocol):
     name: str
-
-    def find(self, name: str) -> Component | None:
-        """The component called `name` (e.g. "camera"), if one was added."""
-        return next((c for c in self.components if c.name == name), None)
 
     def start(self) -> None: ...
 

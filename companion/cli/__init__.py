@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
     "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
+    "observe": "companion.cli.observe_cmd:observe",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",

@@ -12,6 +12,7 @@ from companion.cli import LazyGroup
 #: benchmark name -> "module:attribute" of a click command
 BENCHMARKS: dict[str, str] = {
     "dice": "companion.hardware.dice.bench:dice",
+    "scenes": "companion.vision.bench:scenes",
 }
 
 

@@ -1,0 +1,92 @@
+"""`companion observe IMAGE...`: what the camera sees on the table in each picture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from companion.cli.common import config_options, emit_json, fail, resolve_variant, settings_from, variant_option
+from companion.errors import CompanionError, ImageError
+from companion.rules.seats import WIND_NAMES
+
+
+def _read(path: Path):
+    import cv2
+    import numpy as np
+
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as e:
+        raise ImageError(f"{path}: cannot read: {e.strerror}") from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ImageError(f"{path}: not an image OpenCV can decode (corrupt or unsupported)")
+    return image
+
+
+def _summary(obs: dict) -> str:
+    lines = [f"{obs['image']}: {'calibrated' if obs['calibrated'] else 'not calibrated (no markers)'}, {obs['ms']} ms"]
+    walls = obs.get("walls")
+    if walls:
+        for seat, w in walls["seats"].items():
+            gaps = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in w["gaps"]) or "none"
+            lines.append(f"  {WIND_NAMES[seat]:5} wall ({w['side']}): {w['count']} stacks standing; gaps: {gaps}")
+        brk = walls["break"]
+        lines.append(f"  break: {WIND_NAMES[brk[0]]}'s stack {brk[1]}" if brk else "  break: not broken")
+        if walls["live_tiles"] is not None:
+            lines.append(f"  live tiles: {walls['live_tiles']}")
+    dice = ", ".join(f"{d['face']}{' (cocked)' if d['cocked'] else ''}" for d in obs["dice"]) or "none"
+    lines.append(f"  dice: {dice}")
+    if obs["calibrated"]:
+        lines.append(f"  East marker: {WIND_NAMES.get(obs['east_marker'], 'not seen')}; "
+                     f"wind disc: {WIND_NAMES.get(obs['wind_shown'], 'not seen')}")
+    lines.append(f"  tiles: {len(obs['tiles'])}" + (f" ({obs['tiles_note']})" if obs.get("tiles_note") else ""))
+    return "\n".join(lines)
+
+
+@click.command("observe")
+@click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per image.")
+@variant_option()
+@click.option("--first-east-side", type=click.Choice(["bottom", "right", "top", "left"]), default=None,
+              help="Table side where the player who began as East sits  [default: from the settings, bottom]")
+@click.option("--dealer", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="Player index (0 = began as East) who is East now: decides which seat each side is.")
+@config_options
+def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, data_dir):
+    """Read the table in each IMAGE: walls, break, dice, East marker, wind disc, face-up tiles.
+
+    Works on pictures with the printed corner markers (calibrated) and on plain photos taken
+    from above (dice only). Several images are read in one run; a bad image is reported and the
+    others are still read (exit status 1 if any failed).
+    """
+    try:
+        settings = settings_from(config_file, data_dir)
+        variant = resolve_variant(variant_ref, settings)
+    except CompanionError as e:
+        raise fail(e) from None
+    from companion.vision.calibrate import manual
+    from companion.vision.geometry import TileSize
+    from companion.vision.scene import SceneSettings, analyse
+
+    vs = settings.vision
+    scene = SceneSettings(variant=variant, first_east_side=first_east_side or vs.first_east_side, dealer=dealer,
+                          die_cm=vs.die_cm, tile=TileSize(*vs.tile_cm), table_size=tuple(vs.table_size_cm))
+    fixed = manual(vs.manual_corners, tuple(vs.table_size_cm)) if vs.manual_corners else None
+    results, failed = [], 0
+    for path in images:
+        try:
+            obs = analyse(_read(path), scene, calibration=fixed, name=str(path))
+        except (CompanionError, ValueError) as e:
+            failed += 1
+            click.echo(f"Error: {e}", err=True)
+            results.append({"image": str(path), "error": str(e)})
+            continue
+        results.append(obs)
+        if not as_json:
+            click.echo(_summary(obs))
+    if as_json:
+        emit_json(results)
+    if failed:
+        raise SystemExit(1)

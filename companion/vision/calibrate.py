@@ -1,0 +1,151 @@
+"""Camera → table: a homography from image pixels to the table plane in centimetres.
+
+Found from the four printed ArUco corner markers (`markers_spec`); any two markers seen are
+enough (eight point pairs). Without markers, `manual()` takes the four table corners clicked in
+the dashboard, and `uncalibrated()` treats the image itself as the table (a phone photo of dice
+on a tray), saying so with `calibrated = False`. `CalibrationTracker` keeps the last good
+calibration and re-detects when the markers move (a bumped camera).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision import markers_spec
+
+
+class CalibrationError(CompanionError, ValueError):
+    """The four corners given for a manual calibration do not make a table."""
+
+
+@dataclass
+class Calibration:
+    """Image ↔ table mapping. `H` maps image pixels to table cm."""
+
+    H: np.ndarray
+    table_size: tuple[float, float]
+    calibrated: bool
+    source: str  # "markers", "manual" or "image"
+    markers: dict[int, list[list[float]]] = field(default_factory=dict)  # marker id -> pixel corners
+    #: how far the markers' corners sit from where the homography puts them (px); a fit check
+    error_px: float = 0.0
+
+    @property
+    def H_inv(self) -> np.ndarray:
+        return np.linalg.inv(self.H)
+
+    def to_table(self, pts) -> np.ndarray:
+        pts = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.H).reshape(-1, 2)
+
+    def to_image(self, pts) -> np.ndarray:
+        pts = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.H_inv).reshape(-1, 2)
+
+    def px_per_cm(self) -> float:
+        """Mean image scale at the table centre (pixels per cm)."""
+        c = np.array(self.table_size) / 2
+        p = self.to_image([c, c + [1, 0], c + [0, 1]])
+        return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 2)
+
+    def to_json(self) -> dict:
+        return {"calibrated": self.calibrated, "source": self.source, "table_size": list(self.table_size),
+                "markers": sorted(self.markers), "error_px": round(self.error_px, 2),
+                "H": np.round(self.H, 8).tolist()}
+
+
+_detector: cv2.aruco.ArucoDetector | None = None
+
+
+def _aruco() -> cv2.aruco.ArucoDetector:
+    global _detector
+    if _detector is None:
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers_spec.DICTIONARY))
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        _detector = cv2.aruco.ArucoDetector(dictionary, params)
+    return _detector
+
+
+def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """The corner markers in the image: id -> 4×2 pixel corners (only ids of `markers_spec`)."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = _aruco().detectMarkers(grey)
+    wanted = set(markers_spec.CORNER_IDS.values())
+    out: dict[int, np.ndarray] = {}
+    if ids is not None:
+        for c, i in zip(corners, ids.ravel()):
+            if int(i) in wanted and int(i) not in out:
+                out[int(i)] = c.reshape(4, 2)
+    return out
+
+
+def from_markers(image: np.ndarray, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration | None:
+    """Calibration from the printed markers, or None when fewer than two are visible."""
+    found = find_markers(image)
+    if len(found) < 2:
+        return None
+    where = markers_spec.marker_corners(table_size)
+    src = np.concatenate([found[i] for i in sorted(found)])
+    dst = np.concatenate([np.array(where[i]) for i in sorted(found)])
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        return None
+    cal = Calibration(H, table_size, True, "markers", {i: found[i].round(1).tolist() for i in sorted(found)})
+    back = cal.to_image(dst)
+    cal.error_px = float(np.linalg.norm(back - src, axis=1).mean())
+    return cal
+
+
+def manual(corners_px, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration:
+    """Calibration from the table's four corners clicked in the image: top-left, top-right, bottom-right, bottom-left."""
+    pts = np.asarray(corners_px, np.float64)
+    if pts.shape != (4, 2) or not np.isfinite(pts).all():
+        raise CalibrationError("give the four table corners as [[x, y], …] in the order top-left, top-right, "
+                               "bottom-right, bottom-left")
+    if abs(cv2.contourArea(pts.astype(np.float32))) < 100 or not cv2.isContourConvex(pts.astype(np.float32)):
+        raise CalibrationError("the four corners do not outline a table (too small, crossed or out of order)")
+    w, h = table_size
+    H = cv2.getPerspectiveTransform(pts.astype(np.float32), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    return Calibration(H.astype(np.float64), table_size, True, "manual")
+
+
+def uncalibrated(image: np.ndarray, px_per_cm: float = 8.0) -> Calibration:
+    """The image itself taken as the table plane, at an assumed scale (no markers: a plain photo)."""
+    h, w = image.shape[:2]
+    H = np.diag([1 / px_per_cm, 1 / px_per_cm, 1.0])
+    return Calibration(H, (w / px_per_cm, h / px_per_cm), False, "image")
+
+
+class CalibrationTracker:
+    """Keeps the calibration of a fixed camera; looks for the markers again when they moved."""
+
+    def __init__(self, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM, moved_px: float = 3.0,
+                 manual_corners=None) -> None:
+        self.table_size = table_size
+        self.moved_px = moved_px
+        self.current: Calibration | None = manual(manual_corners, table_size) if manual_corners else None
+        self.recalibrations = 0
+
+    def update(self, image: np.ndarray) -> Calibration | None:
+        """The calibration for this frame: markers if seen (re-calibrating when they moved), else the last one."""
+        fresh = from_markers(image, self.table_size)
+        if fresh is None:
+            return self.current
+        cur = self.current
+        if cur is None or cur.source != "markers" or _moved(cur, fresh) > self.moved_px:
+            if cur is not None:
+                self.recalibrations += 1
+            self.current = fresh
+        return self.current
+
+
+def _moved(a: Calibration, b: Calibration) -> float:
+    common = set(a.markers) & set(b.markers)
+    if not common:
+        return float("inf")
+    return max(float(np.abs(np.array(a.markers[i]) - np.array(b.markers[i])).max()) for i in common)

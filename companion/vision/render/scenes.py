@@ -1,0 +1,254 @@
+"""Seeded random table scenes that follow the game's rules, at three levels of difficulty.
+
+A scene is built from a real game situation: a variant (17, 18 or 19 stacks per wall), a dealer,
+a prevalent wind, dice and the break they call for (`companion.rules.wall.break_wall`), then
+drawn as a camera would see it. Sometimes the breaker counts wrong, the East marker stands at
+the wrong seat or the wind disc shows the wrong wind: the ground truth says what is really on
+the table, and `expected_*` what the game expects, so the cross-checks can be tested on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import msgspec
+import numpy as np
+
+from companion.rules.seats import WINDS
+from companion.rules.tiles import ALL_CODES
+from companion.rules.variant import TilesSpec, Variant, load_variant
+from companion.rules.wall import LAYERS, Square, break_wall
+from companion.vision import markers_spec
+from companion.vision.geometry import SIDES, TableLayout, seat_sides
+from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
+
+LEVELS = ("easy", "medium", "hard")
+STAGES = ("built", "broken", "dealt")
+#: variants the scenes are drawn from; "classical-19" has 8 jokers: 152 tiles, 19 stacks a wall
+VARIANTS = ("classical", "german", "mcr", "riichi", "hongkong", "classical-19")
+
+
+def scene_variant(name: str) -> Variant:
+    if name == "classical-19":
+        v = load_variant("classical")
+        return msgspec.structs.replace(v, name="classical-19", tiles=TilesSpec(jokers=8))
+    return load_variant(name)
+
+
+@dataclass
+class WallState:
+    """Heights per ring index (clockwise from East's stack 1), push offsets and live tiles left."""
+
+    heights: list[int]
+    offsets: list[float]
+    live_left: int | None
+    loose: list[int]
+
+
+def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool = True) -> WallState:
+    """The walls after breaking at ring index `at` (None: not broken) and `drawn` live tiles taken.
+
+    Follows R19–R22 through the variant's settings: a lifted stack leaves a gap and its two tiles
+    lie on the dead wall; a split leaves every stack in place but pushed apart. The dead wall is
+    separated from the live wall by a small push (R20), which the camera sees as a narrow gap.
+    """
+    sq = Square.for_variant(variant)
+    size = sq.size
+    heights, offsets = [2] * size, [0.0] * size
+    if at is None:
+        return WallState(heights, offsets, None, [])
+    back = -1 if variant.dead_wall.side == "right" else 1
+    ahead = -back
+    n_dead = variant.dead_wall.stacks
+    loose: list[int] = []
+    if variant.break_.style == "lift":
+        heights[at] = 0
+        dead = [(at + back * k) % size for k in range(1, n_dead + 1)]
+        if variant.replacement.source == "loose" and dead:
+            rep = variant.replacement
+            loose = [dead[rep.loose_top_at - 1], dead[rep.loose_bottom_at - 1]]
+            for i in loose:
+                heights[i] = 3
+        if separate:
+            for i in dead:  # pushed towards the gap, leaving a gap at the far end of the dead wall
+                offsets[i] = ahead * 0.3
+        live = [(at + ahead * k) % size for k in range(1, size - n_dead)]
+    else:
+        dead = [(at + back * k) % size for k in range(n_dead)]
+        if separate:  # the split: the stacks on the dead-wall side pushed back
+            for k, push in enumerate((0.6, 0.4, 0.2)):
+                offsets[(at + back * k) % size] = back * push
+        live = [(at + ahead * k) % size for k in range(1, size - n_dead + 1)]
+    tiles = [(i, layer) for i in live for layer in LAYERS]
+    for i, _ in tiles[:drawn]:
+        heights[i] -= 1
+    return WallState(heights, offsets, len(tiles) - drawn, loose)
+
+
+def _levels(level: str, rng: np.random.Generator) -> tuple[Camera, Look]:
+    u = rng.uniform
+    if level == "easy":
+        cam = Camera(height=u(90, 100), yaw=u(-3, 3))
+        look = Look(noise=2.0)
+    elif level == "medium":
+        cam = Camera(height=u(85, 105), tilt_x=u(-5, 5), tilt_y=u(-5, 5), yaw=u(-12, 12), k1=u(-0.12, 0.05),
+                     shift=(u(-2, 2), u(-2, 2)))
+        look = Look(light_gradient=(u(-0.3, 0.3), u(-0.3, 0.3)), vignette=u(0, 0.3), noise=4.0, blur=u(0, 0.6),
+                    exposure=u(0.9, 1.1))
+    else:
+        cam = Camera(height=u(80, 110), tilt_x=u(-9, 9), tilt_y=u(-9, 9), yaw=u(-180, 180), k1=u(-0.2, 0.08),
+                     shift=(u(-4, 4), u(-4, 4)))
+        look = Look(light_gradient=(u(-0.5, 0.5), u(-0.5, 0.5)), vignette=u(0.1, 0.5), noise=u(5, 8),
+                    blur=u(0.4, 1.0), exposure=u(0.75, 1.2))
+    look.felt = int(rng.integers(4))
+    look.tile_back = (look.felt + 1 + int(rng.integers(3))) % 4  # backs never the felt's own colour
+    return cam, look
+
+
+def _fit_camera(cam: Camera, table_size: tuple[float, float]) -> Camera:
+    """Zoom out until the four calibration markers are inside the picture (a sensible mounting)."""
+    from companion.vision.render.draw import make_view
+
+    corners = np.array([(x, y, 0.0) for c in markers_spec.marker_corners(table_size).values() for x, y in c])
+    for _ in range(30):
+        pts = make_view(cam, table_size).project(corners)
+        w, h = cam.size
+        if (pts.min(0) > 15).all() and pts[:, 0].max() < w - 15 and pts[:, 1].max() < h - 15:
+            return cam
+        cam.focal *= 0.95
+    return cam
+
+
+def _free(x: float, y: float, taken: list[tuple[float, float, float]], r: float) -> bool:
+    return all(math.hypot(x - a, y - b) > r + rr for a, b, rr in taken)
+
+
+def random_scene(seed: int, level: str = "medium", stage: str | None = None, variant_name: str | None = None,
+                 size: tuple[int, int] = (1280, 720)) -> Scene:
+    """A random table scene; the same seed and level always give the same scene."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}")
+    rng = np.random.default_rng([seed, LEVELS.index(level)])
+    variant = scene_variant(variant_name or VARIANTS[int(rng.integers(len(VARIANTS)))])
+    stage = stage or STAGES[int(rng.integers(len(STAGES)))]
+    table = markers_spec.TABLE_SIZE_CM
+    layout = TableLayout(table, variant.stacks_per_wall)
+    first_east_side = SIDES[int(rng.integers(4))]
+    dealer = int(rng.integers(4))
+    prevalent = variant.rounds.winds[int(rng.integers(len(variant.rounds.winds)))]
+    throws = [[int(rng.integers(1, 7)), int(rng.integers(1, 7))] for _ in variant.dice.throws]
+    brk = break_wall(variant, throws)
+    sq = Square.for_variant(variant)
+    expected_at = sq.index(brk.wall, brk.stack)
+
+    at = None
+    if stage != "built":
+        at = expected_at
+        if rng.random() < 0.25:  # the breaker miscounted
+            at = (expected_at + int(rng.choice([-2, -1, 1, 2]))) % sq.size
+    drawn = 0
+    if stage == "dealt":
+        drawn = sum(variant.deal.blocks) * 4 + sum(variant.deal.final) + 2 * int(rng.integers(0, 20))
+    ws = wall_state(variant, at, drawn)
+
+    sides = seat_sides(dealer, first_east_side, variant.seating.direction)
+    walls = {side: [0] * sq.n for side in SIDES}
+    offsets = {side: [0.0] * sq.n for side in SIDES}
+    for i in range(sq.size):
+        s = sq.stack_at(i)
+        walls[sides[s.seat]][s.stack - 1] = ws.heights[i]
+        offsets[sides[s.seat]][s.stack - 1] = ws.offsets[i]
+    jitter = 0.3 if level == "easy" else 0.6
+    wall_shift = {side: (float(rng.uniform(-jitter, jitter)), float(rng.uniform(-jitter, jitter))) for side in SIDES}
+
+    cam, look = _levels(level, rng)
+    cam.size = size
+    cam = _fit_camera(cam, table)
+    cx, cy = layout.centre
+    inner = layout.inner - 2.0
+    taken: list[tuple[float, float, float]] = []
+
+    discards: list[Discard] = []
+    if stage == "dealt":
+        for _ in range(int(rng.integers(0, 25))):
+            for _try in range(20):
+                x, y = cx + rng.uniform(-inner + 2, inner - 2), cy + rng.uniform(-inner + 2, inner - 2)
+                if _free(x, y, taken, 1.9):
+                    taken.append((x, y, 1.9))
+                    code = ALL_CODES[int(rng.integers(len(ALL_CODES)))]
+                    discards.append(Discard(code, x, y, float(rng.choice([0, 90, 180, 270]) + rng.normal(0, 4))))
+                    break
+
+    dice: list[Die] = []
+    n_dice = 0 if (stage == "dealt" and rng.random() < 0.5) else variant.dice.dice
+    cocked_one = int(rng.integers(n_dice)) if n_dice and rng.random() < 0.2 else -1
+    for d in range(n_dice):
+        for _try in range(50):
+            x, y = cx + rng.uniform(-inner + 1, inner - 1), cy + rng.uniform(-inner + 1, inner - 1)
+            if _free(x, y, taken, 1.6):
+                taken.append((x, y, 1.6))
+                break
+        dice.append(Die(face=int(rng.integers(1, 7)), x=float(x), y=float(y), angle=float(rng.uniform(0, 90)),
+                        cocked=d == cocked_one, tilt=float(rng.uniform(28, 45)), colour=int(rng.integers(7)),
+                        turn=int(rng.integers(4))))
+
+    # East marker in front of the dealer (sometimes left at the wrong seat), the wind disc somewhere outside
+    marker_seat = "E" if rng.random() < 0.8 else WINDS[int(rng.integers(1, 4))]
+    outer_lo, outer_hi = layout.inner + layout.tile.depth + 4.5, table[0] / 2 - 7.0
+    outside: list[tuple[float, float, float]] = []
+
+    def outer_spot(side: str, r: float) -> tuple[float, float]:
+        for _try in range(50):
+            dist, along = rng.uniform(outer_lo + r * 0.5, outer_hi), rng.uniform(-22, 22)
+            x, y = {"bottom": (cx + along, cy + dist), "top": (cx + along, cy - dist),
+                    "left": (cx - dist, cy + along), "right": (cx + dist, cy + along)}[side]
+            if _free(x, y, outside, r):
+                outside.append((x, y, r))
+                return float(x), float(y)
+        return float(x), float(y)
+
+    kind = "box" if rng.random() < 0.4 else "button"
+    mx, my = outer_spot(sides[marker_seat], 5.0 if kind == "box" else 2.5)
+    marker = Marker(kind, mx, my, float(rng.uniform(0, 90)))
+    wind_shown = prevalent if rng.random() < 0.8 else WINDS[(WINDS.index(prevalent) + int(rng.integers(1, 4))) % 4]
+    if kind == "box":
+        wind = WindDisc(wind_shown, mx, my, float(rng.uniform(-20, 20)))
+    else:
+        wx, wy = outer_spot(SIDES[int(rng.integers(4))], 2.5)
+        wind = WindDisc(wind_shown, wx, wy, float(rng.uniform(0, 360)))
+
+    hands: list[Hand] = []
+    if level == "hard":
+        for _ in range(int(rng.integers(0, 3))):
+            side = SIDES[int(rng.integers(4))]
+            for _try in range(20):
+                x, y = outer_spot(side, 0.0)
+                if all(math.hypot(x - a, y - b) > rr + 12 for a, b, rr in outside[:-1]):
+                    break
+            angle = {"bottom": -90, "top": 90, "left": 0, "right": 180}[side] + rng.uniform(-25, 25)
+            hands.append(Hand(x, y, float(angle), float(rng.uniform(7, 12))))
+
+    seat_of_side = {side: w for w, side in sides.items()}
+    truth = {
+        "level": level,
+        "stage": stage,
+        "variant": variant.name,
+        "stacks": sq.n,
+        "dealer": dealer,
+        "first_east_side": first_east_side,
+        "seating": variant.seating.direction,
+        "walls": {seat_of_side[side]: [k + 1 for k, hgt in enumerate(walls[side]) if hgt > 0] for side in SIDES},
+        "break": sq.stack_at(at).to_json() if at is not None else None,
+        "expected_break": brk.at.to_json(),
+        "throws": throws,
+        "loose": [sq.stack_at(i).to_json() for i in ws.loose],
+        "live_tiles": ws.live_left,
+        "dice": [{"face": d.face, "cocked": d.cocked} for d in dice],
+        "east_marker": marker_seat,
+        "wind_shown": wind_shown,
+        "prevalent": prevalent,
+    }
+    return Scene(seed=seed, stacks=sq.n, table_size=table, walls=walls, offsets=offsets, wall_shift=wall_shift,
+                 dice=dice, east_marker=marker, wind=wind, discards=discards, hands=hands, camera=cam, look=look,
+                 truth=truth)

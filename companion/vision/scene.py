@@ -1,0 +1,200 @@
+"""One picture of the table → what is on it, in the game's terms (`companion observe`).
+
+`analyse()` calibrates (markers, a manual calibration, or none: the image is the table), reads
+the walls, finds the break by the rules of the variant, reads the dice, the East marker and the
+wind disc, and asks the tile recogniser for face-up tiles. Stack positions follow the position
+contract: a seat wind and the stack number from that wall's right end.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.rules.variant import Variant
+from companion.rules.wall import Square
+from companion.vision import markers as marker_reader
+from companion.vision.calibrate import Calibration, from_markers, uncalibrated
+from companion.vision.dice import find_dice
+from companion.vision.geometry import TableLayout, TileSize, side_seats
+from companion.vision.walls import read_walls
+
+DICE_PX_PER_CM = 12.0
+
+
+@dataclass
+class SceneSettings:
+    """What the analysis must know about the table (from the `[vision]` settings and the game)."""
+
+    variant: Variant
+    #: the table side where the player who began as East sits (see `geometry`)
+    first_east_side: str = "bottom"
+    #: player index of the current East (GameState.dealer): decides which seat sits at which side
+    dealer: int = 0
+    die_cm: float = 1.8
+    tile: TileSize = TileSize()
+    table_size: tuple[float, float] | None = None
+
+
+def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
+    """Face-up tiles through the tile recogniser: [{"tile", "box", "score"}], and a note when it is missing."""
+    try:
+        from companion.vision import tiles as recogniser  # built separately; optional here
+    except ImportError:
+        return [], "tile recogniser not installed"
+    fn = getattr(recogniser, "recognize", None) or getattr(recogniser, "recognise", None)
+    if fn is None:
+        return [], "tile recogniser has no recognize()"
+    return list(fn(image)), None
+
+
+def find_break(variant: Variant, ring: list[int], splits: set[int], loose: set[int]) -> int | None:
+    """Ring index of the break (`Break.at`) from the stacks standing, or None before the break.
+
+    Lift style (R19): the gap of the lifted stack, next to the dead wall (on the variant's side)
+    where the loose tiles lie; after the deal the gap runs on along the live wall, so the break
+    is the gap's end at the dead wall. Split style: the stack on the dead-wall side of the split.
+    """
+    size = len(ring)
+    back = -1 if variant.dead_wall.side == "right" else 1
+    gaps = []  # (first, last) clockwise, of every run of missing stacks
+    for i in range(size):
+        if ring[i] == 0 and ring[(i - 1) % size] != 0:
+            j = i
+            while ring[(j + 1) % size] == 0 and (j + 1) % size != i:
+                j = (j + 1) % size
+            gaps.append((i, j))
+    if variant.break_.style == "lift":
+        if not gaps:
+            return None
+        ends = [g[0] if back == -1 else g[1] for g in gaps]
+        if loose:  # the gap beside the loose tiles (they lie within the dead wall, R20)
+            def dist(e: int) -> int:
+                return min(((lt - e) * back) % size for lt in loose)
+            return min(ends, key=dist)
+        singles = [e for e, g in zip(ends, gaps) if g[0] == g[1]]
+        return singles[0] if len(singles) == 1 else (ends[0] if len(ends) == 1 else None)
+    # split: a split k|k+1 (ring indices) or the end of the drawn-away gap next to the dead wall
+    if gaps:
+        g = max(gaps, key=lambda g: (g[1] - g[0]) % size)
+        return (g[0] - 1) % size if back == -1 else (g[1] + 1) % size
+    if splits:
+        i = sorted(splits)[0]
+        return i if back == -1 else (i + 1) % size
+    return None
+
+
+def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration | None = None,
+            *, with_tiles: bool = True, name: str = "") -> dict[str, Any]:
+    """Everything `companion observe` reports about one image."""
+    t0 = time.perf_counter()
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
+        raise ValueError("expected a colour image of at least 32×32 pixels")
+    table_size = settings.table_size
+    cal = calibration or (from_markers(image, table_size) if table_size else from_markers(image))
+    out: dict[str, Any] = {"image": name, "ms": 0.0, "calibrated": bool(cal and cal.calibrated)}
+    if cal is None or not cal.calibrated:
+        cal = uncalibrated(image)
+        out.update(walls=None, east_marker=None, wind_shown=None)
+        out["dice"] = [d.to_json() for d in find_dice(image)]
+    else:
+        out.update(_table(image, cal, settings))
+    tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
+    out["tiles"] = tiles
+    if note:
+        out["tiles_note"] = note
+    out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    return out
+
+
+def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, Any]:
+    variant = s.variant
+    layout = TableLayout(cal.table_size, variant.stacks_per_wall, s.tile)
+    seats = side_seats(s.dealer, s.first_east_side, variant.seating.direction)  # side -> seat wind
+    walls = read_walls(image, cal, layout)
+    sq = Square.for_variant(variant)
+    ring, splits, loose = [0] * sq.size, set(), set()
+    per_seat: dict[str, Any] = {}
+    for side, reading in walls.items():
+        seat = seats[side]
+        heights = reading.heights or [0] * sq.n
+        for k, hgt in enumerate(heights, 1):
+            i = sq.index(seat, k)
+            ring[i] = hgt
+            if hgt >= 3:
+                loose.add(i)
+        for k in reading.splits:
+            if 1 <= k < sq.n:
+                splits.add(sq.index(seat, k))
+        standing = [k for k, hgt in enumerate(heights, 1) if hgt > 0]
+        per_seat[seat] = {"side": side, "standing": standing, "count": len(standing),
+                          "gaps": _gaps(heights), "splits": reading.splits,
+                          "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1]}
+    at = find_break(variant, ring, splits, loose)
+    live = None
+    if at is not None:
+        back = -1 if variant.dead_wall.side == "right" else 1
+        n_dead = variant.dead_wall.stacks
+        lift = variant.break_.style == "lift"
+        dead = {(at + back * k) % sq.size for k in (range(1, n_dead + 1) if lift else range(n_dead))}
+        live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
+    walls_json = {
+        "seats": per_seat,
+        "break": sq.stack_at(at).to_json() if at is not None else None,
+        "loose": [sq.stack_at(i).to_json() for i in sorted(loose)],
+        "live_tiles": live,
+    }
+
+    # dice: inside the walls (R18), read on a finer top-down view of the square
+    cx, cy = layout.centre
+    r = layout.inner - 0.3
+    k = DICE_PX_PER_CM
+    n_px = int(2 * r * k)
+    A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
+    M = np.linalg.inv(A) @ cal.H  # image px -> view px
+    view = cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR)
+    dice = []
+    for d in find_dice(view, die_px=s.die_cm * 1.03 * k):
+        x1, y1, x2, y2 = d.box
+        corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]),
+                                           np.linalg.inv(M)).reshape(-1, 2)
+        box = [*corners.min(0), *corners.max(0)]
+        dice.append({"face": d.face, "box": [round(float(v), 1) for v in box], "cocked": d.cocked})
+
+    # the East marker and the wind disc: on a coarser top-down view of the whole table
+    kk = marker_reader.PX_PER_CM
+    S = np.diag([kk, kk, 1.0]) @ cal.H
+    tw, th = cal.table_size
+    table_img = cv2.warpPerspective(image, S, (int(tw * kk), int(th * kk)), flags=cv2.INTER_LINEAR)
+    marker = marker_reader.find_east_marker(table_img, layout)
+    wind = marker_reader.find_wind(table_img, layout, marker)
+    extra = {}
+    if marker is not None:
+        px = cal.to_image([marker.centre])[0]
+        extra["east_marker_at"] = {"side": marker.side, "kind": marker.kind, "px": [round(float(v), 1) for v in px]}
+    if wind is not None:
+        px = cal.to_image([wind.centre])[0]
+        extra["wind_at"] = {"px": [round(float(v), 1) for v in px], "score": round(wind.score, 3)}
+    return {
+        "walls": walls_json,
+        "dice": dice,
+        "east_marker": seats[marker.side] if marker else None,
+        "wind_shown": wind.wind if wind else None,
+        **extra,
+    }
+
+
+def _gaps(heights: list[int]) -> list[list[int]]:
+    """Runs of missing stacks as [first, last] stack numbers."""
+    out, start = [], None
+    for k, hgt in enumerate(heights + [1], 1):
+        if hgt == 0 and start is None:
+            start = k
+        elif hgt != 0 and start is not None:
+            out.append([start, k - 1])
+            start = None
+    return out

@@ -1,0 +1,272 @@
+"""The live cross-checks: read the table when it holds still and compare it with the game.
+
+`StillScene` says when the picture has stopped changing for `still_seconds` (hands moving over
+the table keep it from ever being still, so they never cause an event). `TableWatcher` reads
+each new still scene once (`companion.vision.scene.analyse`), publishes what it saw on hub topic
+"observation" (pixel coordinates, for the live view) and checks it against `table.state`:
+
+* dice lying still in the square become a throw (source "camera"), once per dice lying there; a
+  cocked die makes the throw wait and asks for it to be thrown again (R18, warning "rethrow");
+* the break as seen becomes a WallBroken(source "camera") event; a break at the wrong stack warns
+  "wrong_break" with the expected and observed positions (R17, R19);
+* the East marker at another seat than East's warns "wrong_marker" (R11); a wind disc showing
+  another wind than the prevalent one warns "wrong_wind" (R13);
+* the live wall running low warns "few_tiles_left" (each count once).
+
+The camera is anything with `latest(after_seq=None, timeout=...) -> Frame | None`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.game.events import DiceThrown, WallBroken
+from companion.hardware.camera.base import Frame
+from companion.rules.seats import WIND_NAMES
+from companion.rules.variant import Variant
+from companion.vision.calibrate import CalibrationTracker
+from companion.vision.geometry import TileSize
+from companion.vision.scene import SceneSettings, analyse
+
+log = logging.getLogger(__name__)
+
+
+class LatestFrames(Protocol):
+    """What the watcher needs from the camera service."""
+
+    def latest(self, after_seq: int | None = None, timeout: float = 1.0) -> Frame | None: ...
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+class StillScene:
+    """Tells when the scene has held still for `hold` seconds; once per still period."""
+
+    def __init__(self, hold: float = 1.0, threshold: float = 2.0) -> None:
+        self.hold, self.threshold = hold, threshold
+        self._prev: np.ndarray | None = None
+        self._still_since: float | None = None
+        self._reported = False
+        self.motion = 0.0
+
+    def feed(self, image: np.ndarray, t: float) -> bool:
+        """True exactly when this frame completes a still period (the scene is worth reading)."""
+        small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (160, 90), interpolation=cv2.INTER_AREA)
+        small = small.astype(np.float32)
+        if self._prev is None:
+            self._prev, self._still_since = small, t
+            return False
+        self.motion = float(np.abs(small - self._prev).mean())
+        self._prev = small
+        if self.motion > self.threshold:
+            self._still_since, self._reported = None, False
+            return False
+        if self._still_since is None:
+            self._still_since = t
+        if not self._reported and t - self._still_since >= self.hold:
+            self._reported = True
+            return True
+        return False
+
+
+@dataclass
+class _Memory:
+    """What the watcher already acted on, so that nothing is recorded or said twice."""
+
+    dice: tuple | None = None
+    dice_positions: list[tuple[float, float]] = field(default_factory=list)
+    breaks: set = field(default_factory=set)
+    warned: set = field(default_factory=set)
+
+
+class TableWatcher:
+    """Component "vision": reads still scenes from the camera and cross-checks them with the game."""
+
+    name = "vision"
+
+    def __init__(self, table, hub, camera: LatestFrames | None, settings) -> None:
+        self.table, self.hub, self.camera, self.settings = table, hub, camera, settings
+        self.still = StillScene(settings.still_seconds, settings.still_threshold)
+        size = tuple(settings.table_size_cm)
+        self.calibration = CalibrationTracker(size, manual_corners=settings.manual_corners)
+        self.memory = _Memory()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.observations = 0
+
+    # --- the component ---------------------------------------------------------------------
+    def start(self) -> None:
+        if self.camera is None:
+            self.hub.set_status("vision", {"ok": False, "error": "no camera"})
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="vision", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        seq = None
+        period = 1.0 / self.settings.fps
+        self.hub.set_status("vision", {"ok": True, "calibrated": False})
+        while not self._stop.is_set():
+            try:
+                frame = self.camera.latest(after_seq=seq, timeout=1.0)
+                if frame is not None:
+                    seq = frame.seq
+                    self.process(frame)
+            except Exception:  # a bad frame must not stop the watcher
+                log.exception("vision: frame failed")
+            self._stop.wait(period)
+
+    # --- one frame -----------------------------------------------------------------------------
+    def process(self, frame: Frame) -> dict[str, Any] | None:
+        """Feed one frame; returns the observation when the frame completed a still scene."""
+        if not self.still.feed(frame.image, frame.t):
+            return None
+        state = self.table.state
+        if state is None:
+            return None
+        cal = self.calibration.update(frame.image)
+        scene = self.scene_settings(state.variant, state.dealer)
+        obs = analyse(frame.image, scene, calibration=cal, with_tiles=True, name=f"frame {frame.seq}")
+        obs["seq"] = frame.seq
+        obs["size"] = [int(frame.image.shape[1]), int(frame.image.shape[0])]
+        self.observations += 1
+        self.hub.publish("observation", obs)
+        self.hub.set_status("vision", {"ok": True, "calibrated": obs["calibrated"],
+                                       "recalibrations": self.calibration.recalibrations})
+        self.check(obs)
+        return obs
+
+    def scene_settings(self, variant: Variant, dealer: int) -> SceneSettings:
+        s = self.settings
+        return SceneSettings(variant=variant, first_east_side=s.first_east_side, dealer=dealer, die_cm=s.die_cm,
+                             tile=TileSize(*s.tile_cm), table_size=tuple(s.table_size_cm))
+
+    # --- comparison with the game -------------------------------------------------------------
+    def check(self, obs: dict[str, Any]) -> None:
+        """Compare one still observation with the game state; record events and warn."""
+        if self.settings.read_dice:
+            self._check_dice(obs)
+        state = self.table.state
+        if state is None or not obs.get("calibrated"):
+            return
+        self._check_break(obs, state)
+        hand = (state.game, state.hand)
+        marker = obs.get("east_marker")
+        if marker is not None and marker != "E":  # R11: the marker stands in front of East
+            self._warn_once(("marker", hand, marker), "wrong_marker",
+                            f"The East marker is at {WIND_NAMES[marker]}'s seat — East is {state.east}",
+                            expected="E", observed=marker)
+        wind = obs.get("wind_shown")
+        if wind is not None and wind != state.prevalent:  # R13: the disc shows the round's wind
+            self._warn_once(("wind", hand, wind), "wrong_wind",
+                            f"The wind disc shows {WIND_NAMES[wind]} — this is the {WIND_NAMES[state.prevalent]} round",
+                            expected=state.prevalent, observed=wind)
+        live = (obs.get("walls") or {}).get("live_tiles")
+        if live is not None and state.brk is not None and live <= self.settings.warn_tiles_left:
+            self._warn_once(("live", hand, live), "few_tiles_left", f"{live} tiles left in the live wall",
+                            live_tiles=live)
+
+    def _warn_once(self, key, code: str, message: str, **details) -> None:
+        if key in self.memory.warned:
+            return
+        self.memory.warned.add(key)
+        self.hub.warn(code, message, **details)
+
+    def _check_break(self, obs: dict[str, Any], state) -> None:
+        seen = (obs.get("walls") or {}).get("break")
+        if seen is None or state.brk is None:
+            return
+        seat, stack = seen
+        key = (state.game, state.hand, seat, stack)
+        if key in self.memory.breaks:
+            return
+        self.memory.breaks.add(key)
+        if state.observed_break != (seat, stack):
+            try:
+                self.table.record(WallBroken(seat=seat, stack=stack, source="camera"))
+            except CompanionError as e:
+                log.warning("vision: break not recorded: %s", e)
+        expected = [state.brk.wall, state.brk.stack]
+        if [seat, stack] != expected:  # R19: the count went wrong
+            self.hub.warn(
+                "wrong_break",
+                f"The break should be at {WIND_NAMES[expected[0]]}'s {ordinal(expected[1])} stack — "
+                f"you broke at {'the' if seat == expected[0] else WIND_NAMES[seat] + chr(39) + 's'} "
+                f"{ordinal(stack)}",
+                expected=expected, observed=[seat, stack])
+
+    def _check_dice(self, obs: dict[str, Any]) -> None:
+        dice = obs.get("dice") or []
+        state = self.table.state
+        if state is None or state.phase != "throw" or not dice:
+            return
+        sig = tuple(sorted((d["face"], d["cocked"], round(d["box"][0] / 8), round(d["box"][1] / 8)) for d in dice))
+        if sig == self.memory.dice:
+            return  # the same dice still lying there
+        expected = state.expected_throw() or {}
+        positions = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2) for d in dice]
+        rethrow = expected.get("rethrow") or []
+        if rethrow:  # R18: only the dice that moved were thrown again
+            old = self.memory.dice_positions
+            moved = [i for i, p in enumerate(positions) if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 6 for q in old)]
+            dice = [dice[i] for i in moved]
+            if len(dice) != len(rethrow):
+                return
+        elif len(dice) != state.variant.dice.dice:
+            return
+        faces = [d["face"] for d in dice]
+        last = state.last_dice() if state.throws else None
+        if not rethrow and last == faces and self._last_throw_source(state) not in (None, "camera"):
+            self.memory.dice = sig  # the dice box already told us about these dice
+            return
+        cocked = [i for i, d in enumerate(dice) if d["cocked"]]
+        self.memory.dice, self.memory.dice_positions = sig, positions
+        try:
+            self.table.record(DiceThrown(faces=faces, source="camera", cocked=cocked))
+        except CompanionError as e:
+            log.warning("vision: dice not recorded: %s", e)
+            return
+        for i in cocked:  # R18: a cocked die is thrown again
+            self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
+
+    def _last_throw_source(self, state) -> str | None:
+        if not state.throw_events:
+            return None
+        wanted = state.throw_events[-1]
+        for r in reversed(self.table.records()):
+            if r.id == wanted:
+                return getattr(r.event, "source", None)
+        return None
+
+
+def build(services) -> None:
+    """ADAPTER_BUILDERS entry: the watcher on the "camera" component (or on the simulated table)."""
+    vs = services.settings.vision
+    if not vs.enabled:
+        return
+    camera = services.find("camera")
+    if camera is None and services.settings.camera.source == "sim":
+        from companion.hardware.camera.sim import SimTableFeed
+
+        camera = services.add(SimTableFeed(services.table, vs))
+    if camera is None:
+        log.warning("vision: no camera component; the table is not watched")
+    services.add(TableWatcher(services.table, services.hub, camera, vs))

@@ -1,0 +1,48 @@
+"""Calibration from the printed markers, by hand, or none at all."""
+
+import numpy as np
+import pytest
+
+from companion.vision import markers_spec
+from companion.vision.calibrate import CalibrationError, CalibrationTracker, from_markers, manual, uncalibrated
+from companion.vision.render.draw import render
+from companion.vision.render.scenes import random_scene
+
+
+def test_markers_give_table_centimetres():
+    sc = random_scene(4, "medium")
+    image, truth = render(sc)
+    cal = from_markers(image)
+    assert cal is not None and cal.calibrated and sorted(cal.markers) == [0, 1, 2, 3]
+    for mid, centre in markers_spec.marker_centres().items():
+        px = np.array(truth["markers"][mid]).mean(0)
+        assert np.allclose(cal.to_table([px])[0], centre, atol=0.5)
+
+
+def test_no_markers_means_uncalibrated():
+    sc = random_scene(4, "easy")
+    sc.markers = False
+    image, _ = render(sc)
+    assert from_markers(image) is None
+    cal = uncalibrated(image)
+    assert not cal.calibrated and cal.source == "image"
+
+
+def test_manual_corners_map_to_the_table_corners():
+    cal = manual([[100, 50], [700, 60], [690, 650], [110, 640]], (80, 80))
+    assert np.allclose(cal.to_table([[100, 50], [690, 650]]), [[0, 0], [80, 80]], atol=1e-6)
+
+
+@pytest.mark.parametrize("corners", [[[0, 0], [1, 1]], [[0, 0], [100, 0], [0, 100], [100, 100]]])
+def test_manual_corners_that_are_not_a_table_are_refused(corners):
+    with pytest.raises(CalibrationError):
+        manual(corners)
+
+
+def test_a_bumped_camera_is_calibrated_again():
+    a = random_scene(5, "easy")
+    tracker = CalibrationTracker()
+    first = tracker.update(render(a)[0])
+    a.camera.shift = (a.camera.shift[0] + 3.0, a.camera.shift[1])
+    second = tracker.update(render(a)[0])
+    assert tracker.recalibrations == 1 and not np.allclose(first.H, second.H)

@@ -1,0 +1,36 @@
+"""The wind disc is read at any rotation; the East marker and disc are found on the table."""
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision import markers
+from companion.vision.render.draw import render, wind_disc_texture
+from companion.vision.render.scenes import random_scene
+from companion.vision.scene import SceneSettings, analyse
+from companion.vision.render.scenes import scene_variant
+
+
+@pytest.mark.parametrize("wind", ["E", "S", "W", "N"])
+@pytest.mark.parametrize("angle", [0, 37, 145, 260])
+def test_wind_letter_read_at_any_rotation(wind, angle):
+    k = markers.PX_PER_CM
+    img = np.full((int(20 * k), int(20 * k), 3), (40, 110, 70), np.uint8)
+    tex, mask = wind_disc_texture(wind, 96)
+    r = markers.WIND_DISC_RADIUS_CM * k
+    M = cv2.getRotationMatrix2D((48, 48), angle, 2 * r / 96)
+    M[:, 2] += 10 * k - 48
+    disc = cv2.warpAffine(tex, M, img.shape[1::-1])
+    m = cv2.warpAffine(mask, M, img.shape[1::-1])[..., None] / 255
+    img = (img * (1 - m) + disc * m).astype(np.uint8)
+    assert markers.read_wind(img, (10, 10))[0] == wind
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_east_marker_and_wind_found_in_rendered_scenes(seed):
+    sc = random_scene(seed, "medium")
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert obs["east_marker"] == t["east_marker"]
+    assert obs["wind_shown"] == t["wind_shown"]
