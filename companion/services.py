@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 #: reads its section of the settings, picks the real adapter or its simulated twin, and adds components.
 #: Imported lazily so that, e.g., OpenCV is loaded only when a camera is configured.
 ADAPTER_BUILDERS: list[str] = [
+    "companion.hardware.camera.service:build_camera",
+    "companion.hardware.gpio.panel:build_panel",
 ]
 
 

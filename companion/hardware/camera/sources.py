@@ -65,8 +65,7 @@ def make_source(settings: CameraSettings) -> FrameSource | None:
     if spec.kind == "picamera2":
         from companion.hardware.camera.picamera import PiCameraSource
 
-        return PiCameraSource(size=size, fps=settings.fps, exposure_lock=settings.exposure_lock,
-                              rotation=settings.rotation)
+        return PiCameraSource(size=size, fps=settings.fps, exposure_lock=settings.exposure_lock)
     if spec.kind == "opencv":
         from companion.hardware.camera.opencv import OpenCVSource
 
