@@ -18,6 +18,10 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
+    "camera-plan": "companion.cli.camera_plan_cmd:camera_plan",
+    "config": "companion.cli.config_cmd:config",
+    "doctor": "companion.cli.doctor_cmd:doctor",
+    "markers": "companion.cli.markers_cmd:markers",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",
