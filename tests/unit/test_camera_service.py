@@ -119,6 +119,7 @@ def test_an_unplugged_camera_shows_as_such_and_recovers(plug):
         assert wait_for(lambda: hub.status["camera"]["connected"] is False)
         status = hub.status["camera"]
         assert "unplugged" in status["error"] or "no camera" in status["error"]
+        assert cam.latest(timeout=0.1) is None  # no stale picture of a table the camera no longer sees
         assert wait_for(lambda: "no camera at /dev/fake0" in (hub.status["camera"]["error"] or ""))
         plug.plugged.set()
         assert wait_for(lambda: hub.status["camera"]["connected"] is True)

@@ -82,6 +82,11 @@ class CameraService:
         return (len(times) - 1) / (times[-1] - times[0]) if times[-1] > times[0] else 0.0
 
     @property
+    def running(self) -> bool:
+        """Started and not stopped (consumers such as the live view end their loops when this turns False)."""
+        return self._thread is not None and not self._stop.is_set()
+
+    @property
     def connected(self) -> bool:
         return bool(self._status["connected"])
 
@@ -160,6 +165,8 @@ class CameraService:
 
     def _lost(self, why: str) -> None:
         self._close_source()
+        with self._cond:
+            self._frame = None  # a picture from before the camera went away is no longer the table
         self._status.update(connected=False, error=why, reconnects=self._status["reconnects"] + 1,
                             retry_in=self.retry_first)
         log.warning("camera lost: %s (reconnecting)", why)
