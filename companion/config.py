@@ -73,17 +73,23 @@ class CameraSettings(_Section):
     def __post_init__(self) -> None:
         from companion.hardware.camera.sources import parse_source  # one parser for config, `run` and `doctor`
 
-        parse_source(self.source)
+        problems = []  # all of them at once, so `companion config check` can explain every one
+        try:
+            parse_source(self.source)
+        except ValueError as e:
+            problems.append(str(e))
         if self.width < 16 or self.height < 16:
-            raise ValueError("width and height must be at least 16 pixels")
+            problems.append("width and height must be at least 16 pixels")
         if not 0 < self.fps <= 120:
-            raise ValueError("fps must be above 0 and at most 120")
+            problems.append("fps must be above 0 and at most 120")
         if not 0 < self.view_fps <= 30:
-            raise ValueError("view_fps must be above 0 and at most 30")
+            problems.append("view_fps must be above 0 and at most 30")
         if self.view_width < 160:
-            raise ValueError("view_width must be at least 160 pixels")
+            problems.append("view_width must be at least 160 pixels")
         if not 1 <= self.max_viewers <= 16:
-            raise ValueError("max_viewers must be between 1 and 16")
+            problems.append("max_viewers must be between 1 and 16")
+        if problems:
+            raise ValueError("; ".join(problems))
 
 
 #: "none": the part is not fitted
@@ -115,25 +121,28 @@ class GpioSettings(_Section):
     bounce_time: float = 0.05
 
     def __post_init__(self) -> None:
+        problems = []  # all of them at once, so `companion config check` can explain every one
         for name in ("seat_lamps", "wind_lamps", "seat_buttons"):
             if len(getattr(self, name)) not in (0, 4):
-                raise ValueError(f"{name} needs 4 pins (East, South, West, North) or [] for none")
+                problems.append(f"{name} needs 4 pins (East, South, West, North) or [] for none")
         pins = [(name, p) for name in ("seat_lamps", "wind_lamps", "seat_buttons")
                 for p in getattr(self, name)]
         pins += [(name, getattr(self, name)) for name in ("undo_button", "buzzer") if getattr(self, name) != "none"]
         seen: dict[int, str] = {}
         for name, pin in pins:
             if not 2 <= pin <= 27:
-                raise ValueError(f"{name}: GPIO{pin} is not a usable pin (BCM numbers 2 to 27)")
-            if pin in seen:
-                raise ValueError(f"GPIO{pin} is used twice: by {seen[pin]} and by {name}")
-            seen[pin] = name
+                problems.append(f"{name}: GPIO{pin} is not a usable pin (BCM numbers 2 to 27)")
+            elif pin in seen:
+                problems.append(f"GPIO{pin} is used twice: by {seen[pin]} and by {name}")
+            seen.setdefault(pin, name)
         if not 0.2 <= self.hold_time <= 10:
-            raise ValueError("hold_time must be between 0.2 and 10 seconds")
+            problems.append("hold_time must be between 0.2 and 10 seconds")
         if not 1 <= self.discard_window <= 60:
-            raise ValueError("discard_window must be between 1 and 60 seconds")
+            problems.append("discard_window must be between 1 and 60 seconds")
         if not 0 <= self.bounce_time <= 0.5:
-            raise ValueError("bounce_time must be between 0 and 0.5 seconds")
+            problems.append("bounce_time must be between 0 and 0.5 seconds")
+        if problems:
+            raise ValueError("; ".join(problems))
 
 
 class Settings(_Section):
