@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",
+    "wiring": "companion.cli.wiring_cmd:wiring",
 }
 
 
