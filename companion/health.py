@@ -91,6 +91,9 @@ def probe_camera(settings: Settings, timeout: float = 5.0) -> Check:
     from companion.hardware.camera.sources import make_source
 
     spec = settings.camera.source
+    if spec.strip().lower() == "sim":
+        return Check("camera", "ok", "simulated table camera (camera.source = \"sim\"): nothing to probe",
+                     {"source": spec})
     try:
         source = make_source(settings.camera)
     except CameraError as e:

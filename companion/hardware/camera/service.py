@@ -201,5 +201,5 @@ def build_camera(services) -> None:
     settings = services.settings.camera
     if parse_source(settings.source).kind == "off":
         return
-    services.add(CameraService(lambda: make_source(settings), services.hub, spec=settings.source,
+    services.add(CameraService(lambda: make_source(settings, services), services.hub, spec=settings.source,
                                rotation=settings.rotation, max_fps=settings.fps * 1.25))

@@ -50,18 +50,18 @@ def parse_source(spec: str) -> SourceSpec:
     raise ValueError(f"camera source {spec!r} is not one of: {FORMS}")
 
 
-def make_source(settings: CameraSettings) -> FrameSource | None:
-    """The FrameSource the settings describe (not opened yet); None for "off"."""
+def make_source(settings: CameraSettings, services=None) -> FrameSource | None:
+    """The FrameSource the settings describe (not opened yet); None for "off".
+
+    "sim" draws the table as the game says it looks, so it needs the running companion
+    (`services`: its table and vision settings).
+    """
     spec = parse_source(settings.source)
     size = (settings.width, settings.height)
     if spec.kind == "off":
         return None
     if spec.kind == "sim":
-        try:  # the simulated table renderer (companion.vision's scenes drawn as a camera would see them)
-            from companion.hardware.camera.sim import SimSource
-        except ImportError as e:
-            raise CameraError(f"the simulated table camera is not available in this installation ({e})") from None
-        return SimSource(width=settings.width, height=settings.height, fps=settings.fps)
+        return sim_source(settings, services)
     if spec.kind == "picamera2":
         from companion.hardware.camera.picamera import PiCameraSource
 
@@ -73,3 +73,16 @@ def make_source(settings: CameraSettings) -> FrameSource | None:
     from companion.hardware.camera.replay import ReplaySource
 
     return ReplaySource(Path(str(spec.target)).expanduser(), fps=settings.fps)
+
+
+def sim_source(settings: CameraSettings, services) -> FrameSource:
+    """The simulated table camera (the vision renderer's `SimTableFeed`): frames of the table as the game
+    says it looks, rendered from the live game state."""
+    if services is None:
+        raise CameraError("the simulated table camera draws the running game: it exists only inside `companion run`")
+    try:
+        from companion.hardware.camera.sim import SimTableFeed
+        vision_settings = services.settings.vision
+    except (ImportError, AttributeError) as e:
+        raise CameraError(f"the simulated table camera is not available in this installation ({e})") from None
+    return SimTableFeed(services.table, vision_settings, fps=settings.fps).source
