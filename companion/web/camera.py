@@ -23,8 +23,9 @@ from companion.hub import Message
 
 camera_view = Blueprint("camera", __name__)
 
-#: an observation older than this is no longer drawn (the table has changed since)
-OBSERVATION_MAX_AGE_S = 15.0
+#: recognition publishes once per still scene, so a quiet table keeps its last observation; the caption says
+#: how old it is, and after this long it is no longer drawn
+OBSERVATION_MAX_AGE_S = 300.0
 JPEG_QUALITY = 75
 
 

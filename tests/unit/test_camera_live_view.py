@@ -112,10 +112,19 @@ def test_overlay_skips_malformed_items_and_draws_unknown_kinds():
     obs = {"tiles": [{"tile": "1m", "box": "nonsense"}, {"tile": "2m", "box": [10, 10, 30, 30]}],
            "dice": "not a list",
            "walls": {"S": {"quad": [[50, 50], [90, 50], [90, 60], [50, 60]]}},
-           "markers": [{"id": 2, "corners": [[1, 1], [5, 1], [5, 5]]}, {"id": 3}]}
+           "markers": [{"id": 2, "corners": [[1, 1], [5, 1], [5, 5]]}, {"id": 3}],
+           "east_marker_at": {"side": "right", "px": [70, 80]}, "wind_at": {"px": "?"}}
     out, drawn = overlay.draw(img, obs)
-    assert drawn == 3
-    assert out[10, 20].any() and out[50, 70].any() and not img.any()
+    assert drawn == 4
+    assert out[10, 20].any() and out[50, 70].any() and out[80, 84].any() and not img.any()
+
+
+def test_overlay_writes_what_has_no_place_in_the_picture():
+    img = np.zeros((100, 400, 3), np.uint8)
+    obs = {"walls": {"break": {"seat": "S", "stack": 16}, "live_tiles": 83}, "east_marker": "E", "wind_shown": "S"}
+    assert overlay._summary(obs) == "break at S16 | 83 live tiles | East marker at E | wind disc S"
+    out, drawn = overlay.draw(img, obs)
+    assert drawn == 0 and out[:22].any() and not out[30:].any()
 
 
 def test_no_camera_configured_gives_the_no_camera_picture(tmp_path):

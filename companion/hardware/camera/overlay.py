@@ -4,8 +4,10 @@ Observations come from the vision pipeline on hub topic "observation", in pixel
 coordinates of the frame it analysed: {"tiles": [{"tile", "box", "score"}],
 "dice": [{"face", "box", "cocked"}], "walls": …, …}; an optional "size": [w, h] says
 which frame size the coordinates belong to (when recognition ran on a smaller stream).
-Whatever else is there is drawn too: any list (or seat-keyed dict) of items with a
-"box" [x1, y1, x2, y2] or a polygon ("quad", "polygon", "points", "corners").
+Whatever else is there is drawn too: any item, list or seat-keyed dict of items with a
+"box" [x1, y1, x2, y2], a polygon ("quad", "polygon", "points", "corners") or a point
+("px": [x, y]); what the walls say (the break, live tiles) and the East marker's and wind
+disc's readings are written along the top.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def _label(img, text: str, x: float, y: float, color) -> None:
 
 
 def _items(value: Any) -> Iterable[tuple[str | None, dict]]:
+    if isinstance(value, dict) and any(k in value for k in ("box", "px", *POLYGON_KEYS)):
+        yield None, value  # one item on its own
+        return
     if isinstance(value, list):
         for item in value:
             if isinstance(item, dict):
@@ -61,6 +66,16 @@ def _shape(img, item: dict, f: float, color, text: str | None) -> bool:
         cv2.rectangle(img, (int(x1), int(y1)), (int(x2), int(y2)), color, 2)
         if text:
             _label(img, text, x1, y1, color)
+        return True
+    px = item.get("px")
+    if isinstance(px, (list, tuple)) and len(px) == 2:
+        try:
+            x, y = (float(v) * f for v in px)
+        except (TypeError, ValueError):
+            return False
+        cv2.circle(img, (int(x), int(y)), 14, color, 2)
+        if text:
+            _label(img, text, x + 16, y + 4, color)
         return True
     for key in POLYGON_KEYS:
         pts = item.get(key)
@@ -104,10 +119,31 @@ def draw(image: np.ndarray, observation: dict[str, Any] | None, *, scale: float 
             for name, item in _items(value):
                 label = next((str(item[k]) for k in LABEL_KEYS if k in item), name)
                 drawn += _shape(img, item, f, CYAN, f"{key} {label}" if label else key)
+    summary = _summary(observation or {})
+    if summary:
+        cv2.rectangle(img, (0, 0), (img.shape[1], 22), (0, 0, 0), -1)
+        cv2.putText(img, summary, (6, 15), cv2.FONT_HERSHEY_SIMPLEX, 0.45, WHITE, 1, cv2.LINE_AA)
     if caption:
         cv2.rectangle(img, (0, img.shape[0] - 22), (img.shape[1], img.shape[0]), (0, 0, 0), -1)
         cv2.putText(img, caption, (6, img.shape[0] - 7), cv2.FONT_HERSHEY_SIMPLEX, 0.45, WHITE, 1, cv2.LINE_AA)
     return img, drawn
+
+
+def _summary(observation: dict[str, Any]) -> str:
+    """One line of what was read that has no place in the picture: the break, tiles left, marker, wind."""
+    parts = []
+    walls = observation.get("walls")
+    if isinstance(walls, dict):
+        brk = walls.get("break")
+        if isinstance(brk, dict) and "seat" in brk and "stack" in brk:
+            parts.append(f"break at {brk['seat']}{brk['stack']}")
+        if isinstance(walls.get("live_tiles"), int):
+            parts.append(f"{walls['live_tiles']} live tiles")
+    if isinstance(observation.get("east_marker"), str):
+        parts.append(f"East marker at {observation['east_marker']}")
+    if isinstance(observation.get("wind_shown"), str):
+        parts.append(f"wind disc {observation['wind_shown']}")
+    return " | ".join(parts)
 
 
 def placeholder(width: int, title: str, detail: str = "") -> np.ndarray:
