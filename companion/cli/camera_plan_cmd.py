@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from companion.cli.common import emit_json, fail
@@ -31,9 +33,11 @@ def _pair(text: str, what: str, cast=float) -> tuple:
               help="Your tiles' height x width in mm (measure one).")
 @click.option("--die-mm", type=float, default=16.0, show_default=True, help="Your dice's side in mm.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def camera_plan(table_cm, height_cm, sensor, focal_mm, resolution, tile_mm, die_mm, as_json):
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also draw the mount seen from the side, to scale, into this SVG file.")
+def camera_plan(table_cm, height_cm, sensor, focal_mm, resolution, tile_mm, die_mm, as_json, svg_file):
     """Field of view, pixels per tile and per wall stack, and the range of good mounting heights."""
-    from companion.hardware.camera.geometry import SENSORS, describe, plan, sensor_with_lens
+    from companion.hardware.camera.geometry import SENSORS, describe, plan, sensor_with_lens, side_view_svg
 
     table = _pair(table_cm, "--table-cm")
     frame = _pair(resolution, "--resolution", int)
@@ -43,6 +47,11 @@ def camera_plan(table_cm, height_cm, sensor, focal_mm, resolution, tile_mm, die_
         p = plan(s, table, height_cm, frame, tile, die_mm)
     except ValueError as e:
         raise fail(str(e)) from None
+    if svg_file is not None:
+        try:
+            svg_file.write_text(side_view_svg(p), encoding="utf-8")
+        except OSError as e:
+            raise fail(f"cannot write {svg_file}: {e.strerror}") from None
     if as_json:
         emit_json(p.to_json())
     else:

@@ -89,3 +89,13 @@ def test_markers_command_reports_an_unwritable_folder(tmp_path):
     (tmp_path / "file").write_text("x")
     result = CliRunner().invoke(main, ["markers", "--out", str(tmp_path / "file" / "sub")])
     assert result.exit_code != 0 and "Error: cannot write the markers" in result.output
+
+
+def test_committed_marker_files_match_the_spec():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "hardware_docs" / "markers"
+    assert (docs / "markers-a4.svg").read_text() == m.to_svg(m.sheet())
+    assert (docs / "markers-a4.pdf").read_bytes() == m.to_pdf(m.sheet())
+    for corner, mid in spec.CORNER_IDS.items():
+        assert (docs / f"marker-{mid}-{corner}.svg").read_text() == m.marker_svg(mid)

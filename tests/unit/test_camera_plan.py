@@ -69,3 +69,17 @@ def test_bad_input_is_refused_with_a_message(args, message):
         assert r.exit_code == 0
     else:
         assert r.exit_code != 0 and message in r.output
+
+
+def test_committed_side_view_matches_the_calculator():
+    from pathlib import Path
+
+    from companion.hardware.camera.geometry import side_view_svg
+
+    docs = Path(__file__).resolve().parents[2] / "hardware_docs"
+    assert (docs / "camera-side-view.svg").read_text() == side_view_svg(plan(SENSORS["imx708"], (80, 80), 125))
+
+
+def test_side_view_is_written_on_request(tmp_path):
+    r = CliRunner().invoke(main, ["camera-plan", "--height-cm", "125", "--svg", str(tmp_path / "side.svg")])
+    assert r.exit_code == 0 and (tmp_path / "side.svg").read_text().startswith("<svg")

@@ -162,3 +162,48 @@ def describe(p: Plan) -> str:
                      "or a narrower lens")
     lines.append("  verdict: " + ("enough for the vision models" if p.ok else "NOT enough: see above"))
     return "\n".join(lines)
+
+
+def side_view_svg(p: Plan) -> str:
+    """A side view of the mount: the table, the camera at its height and what it sees (to scale)."""
+    scale = 3.0  # px per cm
+    h, half_fov = p.height_cm, p.sees_cm[1] / 2  # the picture's short side runs across the drawing
+    table = min(p.table_cm)
+    width = max(int(max(table, 2 * half_fov) * scale + 260), 820)
+    height = int((h + 90) * scale)
+    cx, floor = (width - 160) / 2, (h + 40) * scale  # the table top; the arm and its label on the right
+    cam_y = floor - h * scale
+    t0, t1 = cx - table / 2 * scale, cx + table / 2 * scale
+    s0, s1 = cx - half_fov * scale, cx + half_fov * scale
+    colour = "#2e7d32" if p.fits_with_margin else "#c62828"
+    lines = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        'font-family="Helvetica, Arial, sans-serif" font-size="13">',
+        f'<rect width="{width}" height="{height}" fill="#fff"/>',
+        f'<polygon points="{cx:.1f},{cam_y:.1f} {s0:.1f},{floor:.1f} {s1:.1f},{floor:.1f}" fill="{colour}" '
+        'opacity="0.12"/>',
+        f'<line x1="{cx:.1f}" y1="{cam_y:.1f}" x2="{s0:.1f}" y2="{floor:.1f}" stroke="{colour}" stroke-dasharray="6 4"/>',
+        f'<line x1="{cx:.1f}" y1="{cam_y:.1f}" x2="{s1:.1f}" y2="{floor:.1f}" stroke="{colour}" stroke-dasharray="6 4"/>',
+        f'<rect x="{t0:.1f}" y="{floor:.1f}" width="{t1 - t0:.1f}" height="8" fill="#6d4c41"/>',
+        f'<rect x="{t0 + 10:.1f}" y="{floor + 8:.1f}" width="8" height="{30 * scale - 8:.1f}" fill="#6d4c41"/>',
+        f'<rect x="{t1 - 18:.1f}" y="{floor + 8:.1f}" width="8" height="{30 * scale - 8:.1f}" fill="#6d4c41"/>',
+        f'<rect x="{cx - 14:.1f}" y="{cam_y - 18:.1f}" width="28" height="18" rx="3" fill="#263238"/>',
+        f'<line x1="{cx + 14:.1f}" y1="{cam_y - 9:.1f}" x2="{t1 + 60:.1f}" y2="{cam_y - 9:.1f}" stroke="#555" '
+        'stroke-width="5"/>',
+        f'<line x1="{t1 + 60:.1f}" y1="{cam_y - 9:.1f}" x2="{t1 + 60:.1f}" y2="{floor + 30 * scale:.1f}" '
+        'stroke="#555" stroke-width="5"/>',
+        f'<line x1="{t1 + 85:.1f}" y1="{cam_y:.1f}" x2="{t1 + 85:.1f}" y2="{floor:.1f}" stroke="#000" '
+        'marker-start="url(#a)" marker-end="url(#a)"/>',
+        '<defs><marker id="a" markerWidth="8" markerHeight="8" refX="4" refY="4" orient="auto">'
+        '<circle cx="4" cy="4" r="2.5"/></marker></defs>',
+        f'<text x="{t1 + 92:.1f}" y="{(cam_y + floor) / 2:.1f}">{p.height_cm:g} cm</text>',
+        f'<text x="{cx:.1f}" y="{floor + 30 * scale + 22:.1f}" text-anchor="middle">table {table:g} cm; the camera '
+        f'sees {p.sees_cm[1]:.0f} cm across this view ({p.sees_cm[0]:.0f} cm the other way)</text>',
+        f'<text x="{width / 2:.1f}" y="24" text-anchor="middle" font-size="14">{p.sensor_name}: '
+        f'{p.px_per_cm:.1f} px/cm at {p.frame[0]}x{p.frame[1]}, '
+        f'{"fits" if p.fits_with_margin else "does not fit"}; good heights {p.min_height_cm:.0f} to '
+        f'{p.max_height_cm:.0f} cm</text>',
+        f'<text x="{cx + 20:.1f}" y="{cam_y - 24:.1f}">camera, lens pointing straight down</text>',
+        "</svg>",
+    ]
+    return "\n".join(lines) + "\n"
