@@ -296,7 +296,9 @@ class Panel:
             pending = self._pending
             out = dict(self._status)
             out.update(
-                factory=type(self.pin_factory).__name__ if self.pin_factory is not None else "default",
+                # the factory gpiozero chose ("default" until the pins are claimed on the real backend)
+                factory=type(self._devices[0].pin_factory).__name__ if self._devices else
+                type(self.pin_factory).__name__ if self.pin_factory is not None else "default",
                 pins={"seat_lamps": list(s.seat_lamps), "wind_lamps": list(s.wind_lamps),
                       "seat_buttons": list(s.seat_buttons), "undo_button": s.undo_button, "buzzer": s.buzzer},
                 claimed=len(self._devices),
