@@ -139,3 +139,15 @@ def test_no_camera_configured_gives_the_no_camera_picture(tmp_path):
         assert services.find("camera") is None
     finally:
         services.stop()
+
+
+def test_camera_benchmark_runs_and_prints_its_figures():
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    r = CliRunner().invoke(main, ["bench", "camera", "--seconds", "0.3"])
+    assert r.exit_code == 0, r.output
+    rows = [line.split() for line in r.output.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["0", "1", "3", "3"]
+    assert all(float(row[-4 if row[1] != "shared" else -4]) > 0 for row in rows)  # CPU % measured
