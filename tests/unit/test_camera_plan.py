@@ -83,3 +83,13 @@ def test_committed_side_view_matches_the_calculator():
 def test_side_view_is_written_on_request(tmp_path):
     r = CliRunner().invoke(main, ["camera-plan", "--height-cm", "125", "--svg", str(tmp_path / "side.svg")])
     assert r.exit_code == 0 and (tmp_path / "side.svg").read_text().startswith("<svg")
+
+
+def test_the_documented_example_is_what_the_command_prints():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "hardware_docs" / "camera-geometry.md").read_text()
+    block = doc.split("```console\n", 1)[1].split("```", 1)[0]
+    command, expected = block.split("\n", 1)
+    r = CliRunner().invoke(main, command.removeprefix("$ companion ").split())
+    assert r.output == expected

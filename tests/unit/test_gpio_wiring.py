@@ -36,3 +36,11 @@ def test_a_custom_pin_map_is_drawn_as_configured(tmp_path):
     root = ET.fromstring(svg)  # well-formed SVG
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert "undo button" in svg
+
+
+def test_the_readme_lists_the_default_pins():
+    readme = (DOCS.parent / "README.md").read_text()
+    d = GpioSettings()
+    for pins in (d.seat_lamps, d.wind_lamps, d.seat_buttons):
+        assert " " + ", ".join(map(str, pins)) + " |" in readme
+    assert f"| {d.undo_button}, {d.buzzer} |" in readme
