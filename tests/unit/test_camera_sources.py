@@ -134,3 +134,15 @@ def test_make_source_builds_each_kind(tmp_path):
     assert isinstance(make_source(settings("opencv:3")), OpenCVSource)
     assert isinstance(make_source(settings("picamera2")), PiCameraSource)
     assert make_source(settings("off")) is None
+
+
+def test_exposure_lock_on_a_device_that_cannot_lock_stays_automatic(tmp_path, caplog):
+    write_video(tmp_path / "cam.avi", n=20)
+    src = OpenCVSource(str(tmp_path / "cam.avi"), size=(64, 48), exposure_lock=True)
+    src.open()
+    try:
+        assert src.describe()["exposure_locked"] is False
+        assert "does not let its exposure be locked" in caplog.text
+        assert src.read().image.shape == (48, 64, 3)
+    finally:
+        src.close()

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.hardware.camera.base import CameraError, FrameSource
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported lazily: reading the configuration must not load numpy or OpenCV
     from companion.config import CameraSettings
+    from companion.hardware.camera.base import FrameSource
 
 KINDS = ("sim", "picamera2", "opencv", "replay", "off")
 FORMS = '"sim", "picamera2", "opencv:0" (or a device path such as /dev/video0), "replay:/path/to/folder-or-video", "off"'
@@ -78,6 +77,8 @@ def make_source(settings: CameraSettings, services=None) -> FrameSource | None:
 def sim_source(settings: CameraSettings, services) -> FrameSource:
     """The simulated table camera (the vision renderer's `SimTableFeed`): frames of the table as the game
     says it looks, rendered from the live game state."""
+    from companion.hardware.camera.base import CameraError
+
     if services is None:
         raise CameraError("the simulated table camera draws the running game: it exists only inside `companion run`")
     try:
