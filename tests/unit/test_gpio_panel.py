@@ -128,6 +128,8 @@ def test_a_press_the_game_refuses_beeps_and_changes_nothing():
             table.record(HandWon(winner=(table.state.dealer + 1) % 4))
         n = len(table.records())
         p.press("seat0", hold=True)
+        p.press("seat1")  # refused at once: no win is left waiting for a discarder
+        assert table.hub.status["gpio"]["pending_win"] is None
         assert len(table.records()) == n
         assert "refused" in table.hub.status["gpio"]["error"]
         time.sleep(0.1)

@@ -217,6 +217,9 @@ class Panel:
     def _seat_pressed(self, seat: int) -> None:
         with self._lock:
             pending = self._pending
+            if pending is None and self._last_state and self._last_state.get("game_over"):
+                self._refused(f"seat {seat} pressed 'I won': refused, the game is over (start a new game on a phone)")
+                return
             if pending is None:
                 timer = threading.Timer(self.settings.discard_window, self._window_over, args=(seat,))
                 timer.daemon = True
