@@ -42,7 +42,7 @@ class CameraService:
 
     def __init__(self, source: FrameSource | Callable[[], FrameSource], hub: Hub, *, spec: str = "",
                  rotation: int = 0, max_fps: float = 30.0, read_timeout: float = 2.0,
-                 retry_first: float = 0.5, retry_max: float = 10.0, status_every: float = 2.0) -> None:
+                 retry_first: float = 0.5, retry_max: float = 10.0, status_every: float = 5.0) -> None:
         self._factory = source if callable(source) and not isinstance(source, FrameSource) else (lambda: source)
         self.hub = hub
         self.spec = spec
