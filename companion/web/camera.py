@@ -100,15 +100,16 @@ def _encode(image) -> bytes:
     return buf.tobytes()
 
 
+_create_lock = threading.Lock()
+
+
 def live_view() -> LiveView:
+    """The app's LiveView, made on first use."""
     app = current_app
     with _create_lock:
         if "companion_live_view" not in app.extensions:
             app.extensions["companion_live_view"] = LiveView(app.extensions["companion"])
     return app.extensions["companion_live_view"]
-
-
-_create_lock = threading.Lock()
 
 
 @camera_view.record_once
