@@ -64,8 +64,49 @@ class DiceSettings(_Section):
 
 
 class CameraSettings(_Section):
-    #: "sim" renders the table; other sources come with the camera adapters
+    #: where frames come from: "sim" (rendered table), "picamera2" (Pi camera module), "opencv:0" or
+    #: "opencv:/dev/video0" (USB webcam), "replay:/path/to/folder-or-video", or "off" (no camera)
     source: str = "sim"
+    #: frame size asked of the camera; the vision pipeline is tuned for 1280x720
+    width: int = 1280
+    height: int = 720
+    #: frames per second asked of the camera (a replay is paced to this rate)
+    fps: float = 15.0
+    #: lock exposure and gain after a short warm-up, so the table's brightness stays constant for recognition
+    exposure_lock: bool = False
+    #: degrees clockwise to turn each frame, for a camera mounted turned on its arm
+    rotation: Literal[0, 90, 180, 270] = 0
+    #: the dashboard's live view: at most this many frames per second (recognition always gets every frame)
+    view_fps: float = 5.0
+    #: the live view is scaled down to this width (pixels) before JPEG encoding, to spare the CPU
+    view_width: int = 960
+    #: live-view viewers at once; each holds one web server thread
+    max_viewers: int = 3
+
+    def __post_init__(self) -> None:
+        from companion.hardware.camera.sources import parse_source  # one parser for config, `run` and `doctor`
+
+        problems = []  # all of them at once, so `companion config check` can explain every one
+        try:
+            parse_source(self.source)
+        except ValueError as e:
+            problems.append(str(e))
+        if self.width < 16 or self.height < 16:
+            problems.append("width and height must be at least 16 pixels")
+        if not 0 < self.fps <= 120:
+            problems.append("fps must be above 0 and at most 120")
+        if not 0 < self.view_fps <= 30:
+            problems.append("view_fps must be above 0 and at most 30")
+        if self.view_width < 160:
+            problems.append("view_width must be at least 160 pixels")
+        if not 1 <= self.max_viewers <= 16:
+            problems.append("max_viewers must be between 1 and 16")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+#: "none": the part is not fitted
+NoPin = Literal["none"]
 
 
 class VisionSettings(_Section):
@@ -104,8 +145,52 @@ class VisionSettings(_Section):
 
 
 class GpioSettings(_Section):
+    """Pins are BCM GPIO numbers (as printed on pinout.xyz), not header positions; see hardware_docs/wiring.md."""
+
     #: "mock" uses gpiozero's MockFactory (no hardware); "real" uses the Pi's pins
     backend: Literal["mock", "real"] = "mock"
+    #: dealer lamps, one in front of each seat, for the players who began as East, South, West, North
+    #: ([] = none fitted); the lit one follows the current East (R11)
+    seat_lamps: list[int] = msgspec.field(default_factory=lambda: [17, 27, 22, 23])
+    #: prevalent-wind lamps for East, South, West, North (R13); [] = none fitted
+    wind_lamps: list[int] = msgspec.field(default_factory=lambda: [24, 25, 5, 6])
+    #: "hand over" buttons, one at each seat in the same order as seat_lamps ([] = none fitted):
+    #: press = "I won"; the discarder's press within discard_window = "from me"; hold = the hand is drawn
+    seat_buttons: list[int] = msgspec.field(default_factory=lambda: [12, 16, 20, 21])
+    #: the undo button: cancels a win being entered, else undoes the latest event
+    undo_button: int | NoPin = 26
+    #: an active buzzer (through a transistor) that beeps on warnings; "none" if not fitted
+    buzzer: int | NoPin = 19
+    #: seconds a button is held for a long press (a drawn hand)
+    hold_time: float = 1.5
+    #: seconds after "I won" in which the discarder may press to say "from me"; then it counts as self-drawn
+    discard_window: float = 6.0
+    #: seconds of contact bounce ignored after a press
+    bounce_time: float = 0.05
+
+    def __post_init__(self) -> None:
+        problems = []  # all of them at once, so `companion config check` can explain every one
+        for name in ("seat_lamps", "wind_lamps", "seat_buttons"):
+            if len(getattr(self, name)) not in (0, 4):
+                problems.append(f"{name} needs 4 pins (East, South, West, North) or [] for none")
+        pins = [(name, p) for name in ("seat_lamps", "wind_lamps", "seat_buttons")
+                for p in getattr(self, name)]
+        pins += [(name, getattr(self, name)) for name in ("undo_button", "buzzer") if getattr(self, name) != "none"]
+        seen: dict[int, str] = {}
+        for name, pin in pins:
+            if not 2 <= pin <= 27:
+                problems.append(f"{name}: GPIO{pin} is not a usable pin (BCM numbers 2 to 27)")
+            elif pin in seen:
+                problems.append(f"GPIO{pin} is used twice: by {seen[pin]} and by {name}")
+            seen.setdefault(pin, name)
+        if not 0.2 <= self.hold_time <= 10:
+            problems.append("hold_time must be between 0.2 and 10 seconds")
+        if not 1 <= self.discard_window <= 60:
+            problems.append("discard_window must be between 1 and 60 seconds")
+        if not 0 <= self.bounce_time <= 0.5:
+            problems.append("bounce_time must be between 0 and 0.5 seconds")
+        if problems:
+            raise ValueError("; ".join(problems))
 
 
 class Settings(_Section):

@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 #: Imported lazily so that, e.g., OpenCV is loaded only when a camera is configured.
 ADAPTER_BUILDERS: list[str] = [
     "companion.hardware.dice.builder:build",
+    "companion.hardware.camera.service:build_camera",
     "companion.vision.watch:build",  # after the camera: watches the table, cross-checks with the game
+    "companion.hardware.gpio.panel:build_panel",
 ]
 
 

@@ -82,3 +82,8 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     for k, v in override.items():
         out[k] = deep_merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) else v
     return out
+
+
+def without_none(data: Mapping[str, Any]) -> dict[str, Any]:
+    """TOML has no null: an unset optional setting is left out (tables recursively)."""
+    return {k: without_none(v) if isinstance(v, Mapping) else v for k, v in data.items() if v is not None}

@@ -20,9 +20,14 @@ COMMANDS: dict[str, str] = {
     "break": "companion.cli.break_cmd:break_",
     "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
     "observe": "companion.cli.observe_cmd:observe",
+    "camera-plan": "companion.cli.camera_plan_cmd:camera_plan",
+    "config": "companion.cli.config_cmd:config",
+    "doctor": "companion.cli.doctor_cmd:doctor",
+    "markers": "companion.cli.markers_cmd:markers",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
     "variants": "companion.cli.variants_cmd:variants",
+    "wiring": "companion.cli.wiring_cmd:wiring",
 }
 
 

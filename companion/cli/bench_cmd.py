@@ -13,6 +13,7 @@ from companion.cli import LazyGroup
 BENCHMARKS: dict[str, str] = {
     "dice": "companion.hardware.dice.bench:dice",
     "scenes": "companion.vision.bench:scenes",
+    "camera": "companion.hardware.camera.bench:camera_bench",
 }
 
 

@@ -8,6 +8,7 @@ import tomli_w
 from companion.cli.common import config_options, emit_json, fail, settings_from
 from companion.errors import CompanionError
 from companion.rules.variant import builtin_names, load_variant
+from companion.validation import without_none
 
 
 @click.group("variants")
@@ -33,11 +34,6 @@ def list_(config_file, data_dir):
             click.echo(f"{name:<12} INVALID: {e}")
 
 
-def _without_none(data: dict) -> dict:
-    """TOML has no null: an unset optional setting is simply left out."""
-    return {k: _without_none(v) if isinstance(v, dict) else v for k, v in data.items() if v is not None}
-
-
 @variants.command("show")
 @click.argument("ref", metavar="NAME|FILE")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of TOML.")
@@ -52,7 +48,7 @@ def show(ref, as_json, config_file, data_dir):
     if as_json:
         emit_json(data)
     else:
-        click.echo(tomli_w.dumps(_without_none(data)))
+        click.echo(tomli_w.dumps(without_none(data)))
 
 
 @variants.command("check")

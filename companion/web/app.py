@@ -14,4 +14,6 @@ def create_app(services: Services) -> Flask:
     from companion.web.api import api
 
     app.register_blueprint(api)
+    from companion.web.camera import camera_view; app.register_blueprint(camera_view)  # noqa: E702
+    from companion.web.health import health; app.register_blueprint(health)  # noqa: E702
     return app

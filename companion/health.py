@@ -1,0 +1,276 @@
+"""The health report behind `companion doctor` and `GET /healthz`: camera, dice link, GPIO, disk, game log.
+
+Each check ends in a level: "ok", "warn" (works, but look at it), "fail" (broken) or
+"off" (not configured), with a plain-words summary for a person and details for a
+machine. Inside the running companion the report reads the adapters' live link status
+(`hub.status`); `doctor` on its own (no service running) probes the hardware briefly itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from companion import __version__
+from companion.config import Settings
+
+Level = Literal["ok", "warn", "fail", "off"]
+MARK = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "off": "off "}
+
+#: free space on the data directory below which the game log is at risk / worth a look
+DISK_FAIL_BYTES = 50 * 2**20
+DISK_WARN_BYTES = 500 * 2**20
+#: a write-ahead log this big means checkpoints are not happening (a reader holds it open)
+WAL_WARN_BYTES = 64 * 2**20
+
+
+@dataclass
+class Check:
+    name: str
+    level: Level
+    summary: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "level": self.level, "ok": self.level != "fail", "summary": self.summary,
+                "details": self.details}
+
+
+@dataclass
+class HealthReport:
+    checks: list[Check]
+    source: str  # "service" (the running companion's live status) or "standalone" (doctor probed itself)
+    at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def ok(self) -> bool:
+        return all(c.level != "fail" for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "source": self.source, "version": __version__, "at": self.at,
+                "checks": [c.to_json() for c in self.checks]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HealthReport:
+        checks = [Check(c["name"], c["level"], c["summary"], c.get("details", {})) for c in data["checks"]]
+        return cls(checks, data.get("source", "service"), data.get("at", ""))
+
+    def text(self) -> str:
+        lines = [f"{MARK[c.level]}  {c.name:<9} {c.summary}" for c in self.checks]
+        verdict = "All is well." if self.ok and all(c.level != "warn" for c in self.checks) else \
+            "Works, with warnings." if self.ok else "Something is broken (FAIL above)."
+        return "\n".join(lines + [verdict])
+
+
+# --- camera ---------------------------------------------------------------------------------------
+def camera_from_status(status: dict[str, Any] | None, source: str) -> Check:
+    if status is None:
+        if source.strip().lower() == "off":
+            return Check("camera", "off", 'no camera configured (camera.source = "off")')
+        return Check("camera", "warn", "the camera component is not running", {"source": source})
+    details = dict(status)
+    if status.get("connected"):
+        res = status.get("resolution")
+        size = f"{res[0]}x{res[1]}" if res else "no frame yet"
+        return Check("camera", "ok", f"{status.get('kind') or source}: {size} at {status.get('fps', 0):g} fps, "
+                                     f"{status.get('frames', 0)} frames", details)
+    return Check("camera", "fail", f"not connected: {status.get('error') or 'no picture yet'} "
+                                   "(the companion keeps retrying)", details)
+
+
+def probe_camera(settings: Settings, timeout: float = 5.0) -> Check:
+    """Open the configured camera, take one picture, close it."""
+    from companion.hardware.camera.base import CameraError
+    from companion.hardware.camera.sources import make_source
+
+    spec = settings.camera.source
+    if spec.strip().lower() == "sim":
+        return Check("camera", "ok", "simulated table camera (camera.source = \"sim\"): nothing to probe",
+                     {"source": spec})
+    try:
+        source = make_source(settings.camera)
+    except CameraError as e:
+        return Check("camera", "fail", str(e), {"source": spec})
+    if source is None:
+        return camera_from_status(None, "off")
+    try:
+        with source:
+            frame = source.read(timeout=timeout)
+            h, w = frame.image.shape[:2]
+            return Check("camera", "ok", f"{source.kind}: opens and gives pictures, {w}x{h}",
+                         {"source": spec, "resolution": [w, h], "device": source.describe()})
+    except CameraError as e:
+        return Check("camera", "fail", str(e), {"source": spec})
+    except Exception as e:  # a driver fault is a broken camera too, said in its own words
+        return Check("camera", "fail", f"{type(e).__name__}: {e}", {"source": spec})
+
+
+# --- dice box ---------------------------------------------------------------------------------------
+def dice_from_status(status: dict[str, Any] | None, url: str) -> Check:
+    if status is None:
+        return Check("dice", "warn", "the dice link is not running in this companion", {"url": url})
+    if status.get("connected"):
+        heard = status.get("last_heard")
+        return Check("dice", "ok", f"{status.get('kind', 'serial')} dice box on {status.get('url', url)}"
+                                   + (f", last heard {heard}" if heard else ", not heard from yet"), dict(status))
+    return Check("dice", "fail", f"dice box not connected on {status.get('url', url)}: "
+                                 f"{status.get('error') or 'no answer'}", dict(status))
+
+
+def probe_dice(settings: Settings, timeout: float = 1.0) -> Check:
+    """Open the configured serial port briefly (nothing is sent)."""
+    url = settings.dice.url
+    if url == "sim":
+        return Check("dice", "ok", "simulated dice box (dice.url = \"sim\")", {"url": url})
+    import serial
+
+    try:
+        port = serial.serial_for_url(url, timeout=timeout)
+    except (serial.SerialException, ValueError, OSError) as e:
+        hint = " (is the dice box plugged in? `ls /dev/ttyACM*`)" if url.startswith("/dev/") else ""
+        return Check("dice", "fail", f"cannot open {url}: {e}{hint}", {"url": url})
+    port.close()
+    return Check("dice", "ok", f"{url} opens", {"url": url})
+
+
+# --- GPIO -----------------------------------------------------------------------------------------
+def gpio_from_status(status: dict[str, Any] | None) -> Check:
+    if status is None:
+        return Check("gpio", "warn", "the lamps and buttons are not running in this companion")
+    if status.get("connected"):
+        where = "simulated pins (MockFactory)" if status.get("backend") == "mock" else \
+            f"the Pi's pins ({status.get('factory')})"
+        return Check("gpio", "ok", f"{status.get('claimed', 0)} pins claimed on {where}", dict(status))
+    return Check("gpio", "fail", f"lamps and buttons not working: {status.get('error') or 'not started'}",
+                 dict(status))
+
+
+def probe_gpio(settings: Settings) -> Check:
+    """Claim the configured pins briefly, as the service would, and let them go."""
+    from companion.hardware.gpio.panel import Panel
+    from companion.hub import Hub
+
+    factory = None
+    if settings.gpio.backend == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        factory = MockFactory()
+    hub = Hub()
+    panel = Panel(_NoTable(), hub, settings.gpio, factory)
+    panel.start()
+    check = gpio_from_status(hub.status.get("gpio"))
+    panel.stop()
+    if check.level == "fail" and "in use" in check.summary.lower():
+        check.summary += " (is the companion service running? it holds the pins)"
+    return check
+
+
+class _NoTable:
+    """The doctor's panel only claims pins; it shows no game."""
+
+    state = None
+
+
+# --- disk and game log ------------------------------------------------------------------------------
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n < 2**30 else f"{n / 2**30:.1f} GiB"
+
+
+def check_disk(settings: Settings) -> Check:
+    path = settings.data_path
+    probe = path if path.exists() else next((p for p in path.parents if p.exists()), Path("/"))
+    usage = shutil.disk_usage(probe)
+    details = {"data_dir": str(path), "free_bytes": usage.free, "total_bytes": usage.total}
+    summary = f"{_mib(usage.free)} free of {_mib(usage.total)} on {path}"
+    if usage.free < DISK_FAIL_BYTES:
+        return Check("disk", "fail", summary + ": the game log may not be written", details)
+    if usage.free < DISK_WARN_BYTES:
+        return Check("disk", "warn", summary + ": running low", details)
+    if path.exists() and not os.access(path, os.W_OK):
+        return Check("disk", "warn", summary + ": not writable by this user", details)
+    return Check("disk", "ok", summary, details)
+
+
+_db_cache: dict[str, tuple[float, str]] = {}
+_db_lock = threading.Lock()
+#: seconds an integrity check result is reused (a monitor may ask /healthz every few seconds)
+DB_CHECK_TTL = 60.0
+
+
+def _integrity(db: Path, store=None) -> str:
+    key = str(db)
+    with _db_lock:
+        hit = _db_cache.get(key)
+        if hit and time.monotonic() - hit[0] < DB_CHECK_TTL:
+            return hit[1]
+    if store is not None:
+        result = store.integrity_check()
+    else:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            result = con.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            con.close()
+    with _db_lock:
+        _db_cache[key] = (time.monotonic(), result)
+    return result
+
+
+def check_database(settings: Settings, store=None) -> Check:
+    db = settings.db_path
+    wal = db.with_name(db.name + "-wal")
+    details: dict[str, Any] = {"path": str(db), "size_bytes": _size(db), "wal_bytes": _size(wal)}
+    if not db.exists():
+        return Check("game log", "ok", f"no game log yet at {db} (made at the first start)", details)
+    try:
+        result = _integrity(db, store)
+    except sqlite3.Error as e:
+        return Check("game log", "fail", f"cannot read {db}: {e}"
+                     + (" (try as the service user: sudo -u companion companion doctor)" if
+                        "unable to open" in str(e) else ""), details)
+    details["integrity"] = result
+    if result != "ok":
+        return Check("game log", "fail", f"{db} is damaged: {result}", details)
+    summary = f"{db.name} {_mib(details['size_bytes'])}, write-ahead log {_mib(details['wal_bytes'])}, intact"
+    if details["wal_bytes"] > WAL_WARN_BYTES:
+        return Check("game log", "warn", summary + ": the write-ahead log is large", details)
+    return Check("game log", "ok", summary, details)
+
+
+# --- the reports ------------------------------------------------------------------------------------
+def live_report(services) -> HealthReport:
+    """Inside the running companion: the adapters' live status."""
+    s: Settings = services.settings
+    status = services.hub.status
+    return HealthReport([
+        camera_from_status(status.get("camera"), s.camera.source),
+        dice_from_status(status.get("dice"), s.dice.url),
+        gpio_from_status(status.get("gpio")),
+        check_disk(s),
+        check_database(s, services.store),
+    ], source="service")
+
+
+def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> HealthReport:
+    """No companion running: probe each part briefly."""
+    return HealthReport([
+        probe_camera(settings, camera_timeout),
+        probe_dice(settings),
+        probe_gpio(settings),
+        check_disk(settings),
+        check_database(settings),
+    ], source="standalone")

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Install or upgrade the Mahjong table companion as a systemd service on Raspberry Pi OS (bookworm).
+#
+#   sudo deploy/install.sh              install, or upgrade after `git pull`
+#   sudo deploy/install.sh --dry-run    say what would change, change nothing
+#
+# Idempotent: a second run with nothing new changes nothing and says so. It never touches the
+# game log in /var/lib/companion, and never overwrites an edited /etc/companion/companion.toml.
+#
+# Options: --dry-run, --no-apt (skip system packages), --no-start (install, do not (re)start).
+# Environment: DESTDIR=DIR installs under DIR instead of / (for packaging and the project's tests:
+# no service is started, `systemctl --root` enables it); PYTHON (default python3); PIP_ARGS (extra
+# arguments for pip, e.g. --no-deps in the tests).
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${DESTDIR:-}"
+ROOT="${ROOT%/}"
+APP=/opt/companion
+DATA=/var/lib/companion
+CONF=/etc/companion
+UNIT=/etc/systemd/system/companion.service
+LINK=/usr/local/bin/companion
+SERVICE_USER=companion
+PYTHON="${PYTHON:-python3}"
+PIP_ARGS="${PIP_ARGS:-}"
+# python3-venv: the service's own Python; sqlite3: to look at or back up the game log by hand
+PACKAGES=(python3 python3-venv python3-pip sqlite3)
+# Raspberry Pi OS only: the camera (picamera2 lives in apt, not pip) and GPIO on a Pi 5 (lgpio)
+PI_PACKAGES=(python3-picamera2 python3-lgpio)
+# the groups that own the camera, GPIO, I2C/SPI and serial (dice box) device files, where they exist
+DEVICE_GROUPS=(video gpio i2c spi dialout)
+
+DRY_RUN=0 APT=1 START=1
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY_RUN=1 ;;
+    --no-apt) APT=0 ;;
+    --no-start) START=0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+changes=0
+note() { printf '  %s\n' "$*"; }
+change() { changes=$((changes + 1)); printf '  %s %s\n' "$([ "$DRY_RUN" = 1 ] && echo 'would:' || echo 'done: ')" "$*"; }
+run() { if [ "$DRY_RUN" = 1 ]; then :; else "$@"; fi; }
+
+if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ] && [ "$DRY_RUN" = 0 ]; then
+  echo "install.sh: run it as root: sudo $0 $*" >&2
+  exit 1
+fi
+
+echo "Mahjong table companion: installing from $SRC${ROOT:+ into $ROOT}"
+
+# --- 1. system packages -------------------------------------------------------------------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+if [ "$APT" = 1 ]; then
+  missing=()
+  for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+  for p in "${PI_PACKAGES[@]}"; do
+    installed "$p" || { apt-cache show "$p" >/dev/null 2>&1 && missing+=("$p"); } || true
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    change "apt-get install ${missing[*]}"
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    note "system packages: all there"
+  fi
+fi
+
+# --- 2. the service user --------------------------------------------------------------------------
+if ! getent passwd "$SERVICE_USER" >/dev/null; then
+  change "create the system user $SERVICE_USER"
+  run useradd --system --user-group --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin "$SERVICE_USER"
+fi
+for g in "${DEVICE_GROUPS[@]}"; do
+  getent group "$g" >/dev/null || continue
+  members="$(getent group "$g" | cut -d: -f4)"
+  case ",$members," in
+    *",$SERVICE_USER,"*) ;;
+    *) change "add $SERVICE_USER to the group $g"; run usermod -aG "$g" "$SERVICE_USER" ;;
+  esac
+done
+
+# --- 3. folders and the configuration ------------------------------------------------------------
+ensure_dir() {  # ensure_dir PATH MODE [OWNER]
+  local path="$ROOT$1"
+  if [ ! -d "$path" ]; then
+    change "make $1"
+    run install -d -m "$2" "$path"
+    [ -n "${3:-}" ] && run chown "$3:$3" "$path"
+  fi
+  return 0
+}
+ensure_dir "$APP" 0755
+ensure_dir "$CONF" 0755
+ensure_dir "$DATA" 0750 "$SERVICE_USER"   # the game log: survives every upgrade
+ensure_dir /usr/local/bin 0755
+ensure_dir /etc/systemd/system 0755
+
+if [ ! -e "$ROOT$CONF/companion.toml" ]; then
+  change "install $CONF/companion.toml"
+  run install -m 0644 "$SRC/deploy/companion.toml" "$ROOT$CONF/companion.toml"
+elif ! cmp -s "$SRC/deploy/companion.toml" "$ROOT$CONF/companion.toml"; then
+  note "kept your $CONF/companion.toml"
+  if ! cmp -s "$SRC/deploy/companion.toml" "$ROOT$CONF/companion.toml.dist"; then
+    change "install $CONF/companion.toml.dist (this version's example, to compare with yours)"
+    run install -m 0644 "$SRC/deploy/companion.toml" "$ROOT$CONF/companion.toml.dist"
+  fi
+fi
+
+# --- 4. the program in its own virtual environment -------------------------------------------------
+VENV="$ROOT$APP/venv"
+if [ ! -x "$VENV/bin/python" ]; then
+  change "make the virtual environment $APP/venv"
+  # system packages visible: picamera2 and lgpio come from apt on Raspberry Pi OS
+  run "$PYTHON" -m venv --system-site-packages "$VENV"
+fi
+# the installed version is recorded as a digest of the sources: reinstall only when they changed
+digest="$(cd "$SRC" && find pyproject.toml companion deploy -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
+  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)"
+if [ "$(cat "$ROOT$APP/installed-source" 2>/dev/null)" != "$digest" ]; then
+  change "install the companion into $APP/venv"
+  pip_args=()
+  # bookworm's picamera2 stack (simplejpeg) is built for numpy 1.x: keep the venv on numpy 1.x with it
+  if installed python3-picamera2; then pip_args+=(-c "$SRC/deploy/constraints-pi.txt"); fi
+  # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose
+  run "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade ${PIP_ARGS} \
+    "${pip_args[@]}" "$SRC[pi]"
+  if [ "$DRY_RUN" = 0 ]; then printf '%s\n' "$digest" > "$ROOT$APP/installed-source"; fi
+fi
+if [ "$(readlink "$ROOT$LINK" 2>/dev/null)" != "$APP/venv/bin/companion" ]; then
+  change "link $LINK (for \`companion doctor\`)"
+  run ln -sfn "$APP/venv/bin/companion" "$ROOT$LINK"
+fi
+
+# --- 5. the systemd service ------------------------------------------------------------------------
+unit_changed=0
+if ! cmp -s "$SRC/deploy/companion.service" "$ROOT$UNIT"; then
+  change "install $UNIT"
+  run install -m 0644 "$SRC/deploy/companion.service" "$ROOT$UNIT"
+  unit_changed=1
+fi
+if [ -n "$ROOT" ]; then
+  systemctl_=(systemctl --root="$ROOT")   # offline: enable by symlink, start nothing
+else
+  systemctl_=(systemctl)
+fi
+if ! "${systemctl_[@]}" is-enabled --quiet companion.service 2>/dev/null; then
+  change "enable companion.service (start at boot)"
+  run "${systemctl_[@]}" enable --quiet companion.service
+fi
+if [ -z "$ROOT" ] && [ "$START" = 1 ]; then
+  if [ "$unit_changed" = 1 ]; then run systemctl daemon-reload; fi
+  if [ "$changes" -gt 0 ]; then
+    change "restart companion.service"
+    run systemctl restart companion.service
+  elif ! systemctl is-active --quiet companion.service; then
+    change "start companion.service"
+    run systemctl start companion.service
+  fi
+fi
+
+if [ "$changes" = 0 ]; then
+  echo "Nothing to change: the companion is installed and up to date."
+elif [ "$DRY_RUN" = 1 ]; then
+  echo "$changes change(s) would be made (dry run: nothing was changed)."
+else
+  echo "$changes change(s) made."
+fi
+if [ -z "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
+  echo "Dashboard: http://$(hostname).local:$(sed -n 's/^port *= *\([0-9]*\).*/\1/p' "$CONF/companion.toml" | head -1 || true)/"
+  echo "Health:    companion doctor     Logs: journalctl -u companion -f"
+fi

@@ -1,0 +1,115 @@
+"""companion doctor and the health report: plain words, JSON, exit status, each part's failure said plainly."""
+
+import json
+import sqlite3
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main
+from companion.config import load_settings
+from companion.health import (
+    camera_from_status,
+    check_database,
+    dice_from_status,
+    gpio_from_status,
+    standalone_report,
+)
+from companion.storage import EventStore
+
+
+@pytest.fixture
+def scenes(tmp_path):
+    folder = tmp_path / "scenes"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.full((72, 128, 3), 128, np.uint8))
+    return folder
+
+
+def doctor(tmp_path, *args, camera="off", dice="sim"):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[camera]\nsource = "{camera}"\n[dice]\nurl = "{dice}"\n[server]\nport = 0\n')
+    return CliRunner().invoke(main, ["doctor", "--config", str(cfg), "--data-dir", str(tmp_path / "data"), *args])
+
+
+def test_a_healthy_machine_says_so_and_exits_0(tmp_path, scenes):
+    r = doctor(tmp_path, camera=f"replay:{scenes}")
+    assert r.exit_code == 0, r.output
+    assert "OK    camera    replay: opens and gives pictures, 128x72" in r.output
+    assert "OK    gpio      14 pins claimed on simulated pins" in r.output
+    assert "All is well." in r.output
+
+
+def test_json_report(tmp_path, scenes):
+    r = doctor(tmp_path, "--json", camera=f"replay:{scenes}")
+    data = json.loads(r.output)
+    assert data["ok"] is True and data["source"] == "standalone"
+    assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log"]
+    assert data["checks"][0]["details"]["resolution"] == [128, 72]
+
+
+def test_a_missing_camera_and_dice_box_fail_in_plain_words(tmp_path):
+    r = doctor(tmp_path, camera=f"replay:{tmp_path}/nowhere", dice=str(tmp_path / "ttyACM9"))
+    assert r.exit_code == 1
+    assert "FAIL  camera    replay: no such folder or video" in r.output
+    assert f"FAIL  dice      cannot open {tmp_path}/ttyACM9" in r.output
+    assert "Something is broken" in r.output
+
+
+def test_a_damaged_game_log_fails(tmp_path):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
+    settings.data_path.mkdir(exist_ok=True)
+    settings.db_path.write_bytes(b"SQLite format 3\x00" + b"\x13" * 4000)
+    check = check_database(settings)
+    assert check.level == "fail"
+
+
+def test_an_intact_game_log_reports_its_sizes(tmp_path):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
+    EventStore(settings.db_path).close()
+    check = check_database(settings)
+    assert check.level == "ok" and "intact" in check.summary
+    assert check.details["integrity"] == "ok"
+
+
+def test_live_statuses_are_explained():
+    assert camera_from_status({"connected": False, "error": "no camera at 0"}, "opencv:0").level == "fail"
+    ok = camera_from_status({"connected": True, "kind": "picamera2", "resolution": [1280, 720], "fps": 14.9,
+                             "frames": 30}, "picamera2")
+    assert ok.level == "ok" and ok.summary == "picamera2: 1280x720 at 14.9 fps, 30 frames"
+    assert camera_from_status(None, "off").level == "off"
+    assert dice_from_status({"connected": False, "url": "/dev/ttyACM0"}, "/dev/ttyACM0").level == "fail"
+    assert dice_from_status(None, "sim").level == "warn"
+    assert gpio_from_status({"connected": False, "error": "BadPinFactory: no pins"}).level == "fail"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # waitress on close
+def test_doctor_reads_a_running_companion(tmp_path, scenes, monkeypatch):
+    """With a companion running, doctor shows its live report (it holds the camera and the pins)."""
+    from companion.services import build_services
+    from companion.web import create_app
+    from companion.web.server import WebServer
+
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path / "data"),
+                                                "camera": {"source": f"replay:{scenes}"}})
+    services = build_services(settings)
+    web = WebServer(create_app(services), "127.0.0.1", 0)
+    services.add(web)
+    services.start()
+    try:
+        r = CliRunner().invoke(main, ["doctor", "--url", f"http://127.0.0.1:{web.port}/healthz", "--json"])
+        data = json.loads(r.output)
+        assert data["source"] == "service"
+        assert {c["name"]: c["level"] for c in data["checks"]}["gpio"] == "ok"
+    finally:
+        services.stop()
+    r = CliRunner().invoke(main, ["doctor", "--url", f"http://127.0.0.1:{web.port}/healthz"])
+    assert r.exit_code != 0 and "no companion answers" in r.output
+
+
+def test_standalone_gpio_probe_releases_the_pins(tmp_path):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "camera": {"source": "off"}})
+    first, second = standalone_report(settings), standalone_report(settings)
+    assert [c.level for c in first.checks][:3] == ["off", "ok", "ok"] == [c.level for c in second.checks][:3]
