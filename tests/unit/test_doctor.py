@@ -85,7 +85,6 @@ def test_live_statuses_are_explained():
     assert gpio_from_status({"connected": False, "error": "BadPinFactory: no pins"}).level == "fail"
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # waitress on close
 def test_doctor_reads_a_running_companion(tmp_path, scenes, monkeypatch):
     """With a companion running, doctor shows its live report (it holds the camera and the pins)."""
     from companion.services import build_services
