@@ -14,7 +14,10 @@ class WebServer:
     name = "web"
 
     def __init__(self, app, host: str, port: int, threads: int = 8) -> None:
-        self._server = create_server(app, host=host, port=port, threads=threads, ident="companion")
+        self.app = app
+        # every live phone holds a thread with its event stream: `threads` bounds the phones watching
+        self._server = create_server(app, host=host, port=port, threads=threads, ident="companion",
+                                     channel_timeout=60)
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
@@ -25,5 +28,8 @@ class WebServer:
         self._thread.start()
 
     def stop(self) -> None:
+        broker = getattr(self.app, "extensions", {}).get("companion_web")
+        if broker is not None:
+            broker.broker.close()  # end the phones' event streams so their threads are free
         self._server.close()
         self._thread.join(timeout=5)
