@@ -121,6 +121,7 @@ def client_strings() -> dict[str, str]:
         "save": _("Save"),
         "confirm_draw": _("Record a draw"),
         "tenpai": _("Ready (tenpai)"),
+        "camera_alt": _("Live camera view of the table"),
         **{f"wind_{w}": str(label) for w, label in WIND_LABELS.items()},
     }
 
