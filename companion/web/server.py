@@ -17,7 +17,7 @@ class WebServer:
         self.app = app
         # every live phone holds a thread with its event stream: `threads` bounds the phones watching
         self._server = create_server(app, host=host, port=port, threads=threads, ident="companion",
-                                     channel_timeout=60)
+                                     channel_timeout=60, connection_limit=max(100, threads + 50))
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
