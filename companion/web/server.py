@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from waitress import wasyncore
 from waitress.server import create_server
 
 log = logging.getLogger(__name__)
@@ -28,8 +29,14 @@ class WebServer:
         self._thread.start()
 
     def stop(self) -> None:
-        broker = getattr(self.app, "extensions", {}).get("companion_web")
-        if broker is not None:
-            broker.broker.close()  # end the phones' event streams so their threads are free
-        self._server.close()
+        web = getattr(self.app, "extensions", {}).get("companion_web")
+        if web is not None:
+            web.broker.close()  # end the phones' event streams so their threads are free
+        if not self._thread.is_alive():
+            self._server.close()
+            return
+        # Close the sockets in the server's own loop thread (a trigger "thunk"): closing them from
+        # here races the loop's select() (EBADF). An empty socket map ends the loop.
+        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
         self._thread.join(timeout=5)
+        self._server.task_dispatcher.shutdown(timeout=5)
