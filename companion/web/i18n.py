@@ -24,7 +24,12 @@ def select_locale() -> str:
     chosen = session.get("lang")
     if chosen in LANGUAGES:
         return chosen
-    return request.accept_languages.best_match(list(LANGUAGES)) or "en"
+    # by the browser's order of preference, a regional tag counting for its language (en-GB → en)
+    for tag, _quality in request.accept_languages:
+        primary = tag.replace("_", "-").split("-")[0].lower()
+        if primary in LANGUAGES:
+            return primary
+    return "en"
 
 
 def current_language() -> str:

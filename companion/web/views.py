@@ -24,7 +24,7 @@ from companion.web.bodies import JoinBody
 from companion.web.errors import WebError
 from companion.web.guard import (can_read, csrf_token, current_viewer, require_host, require_read, require_write,
                                  services, shows_code, sign_out, web)
-from companion.web.i18n import LANGUAGES, client_strings
+from companion.web.i18n import LANGUAGES, client_strings, select_locale
 from companion.web.joining import join, take_seat
 from companion.web.wallsvg import legend, wall_svg
 
@@ -243,7 +243,7 @@ def manifest():
         "orientation": "any",
         "background_color": "#ffffff",
         "theme_color": "#0b5394",
-        "lang": str(request.accept_languages.best_match(list(LANGUAGES)) or "en"),
+        "lang": select_locale(),
         "icons": [
             {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
             {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
