@@ -142,5 +142,8 @@ class EventStream:
                     msg_id = int(value)
 
     def close(self) -> None:
+        # the response holds its own reference to the socket: close it too, or the server never hears
+        if self.response is not None:
+            self.response.close()
         if self.conn is not None:
             self.conn.close()

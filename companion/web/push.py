@@ -15,7 +15,7 @@ import json
 import logging
 import queue
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, request
 from flask_babel import gettext as _
@@ -33,6 +33,8 @@ push = Blueprint("push", __name__)
 TOPICS = frozenset({"state", "warning", "status"})
 #: a comment line this often keeps proxies and waitress's idle-channel timeout from closing the stream
 KEEPALIVE_S = 15.0
+#: how often a quiet stream checks whether its phone has gone
+CHECK_S = 1.0
 #: how long a browser waits before reconnecting after the stream ends
 RETRY_MS = 2000
 QUEUE_SIZE = 256
@@ -96,7 +98,8 @@ class PushBroker:
         out = [sse(m.topic, m.data, m.id) for m in missed if m.topic != "state" or m.id == last_state]
         return out, max((m.id for m in missed), default=last_id)
 
-    def stream(self, last_id: int | None) -> Iterator[bytes]:
+    def stream(self, last_id: int | None, gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
+        """The event stream for one phone; `gone()` says whether the phone has hung up (the server knows)."""
         q: queue.Queue = queue.Queue(maxsize=QUEUE_SIZE)
 
         def deliver(msg: Message) -> None:
@@ -134,11 +137,17 @@ class PushBroker:
             try:
                 yield f"retry: {RETRY_MS}\n\n".encode()
                 yield from first
+                quiet = 0.0
                 while True:
                     try:
-                        item = q.get(timeout=KEEPALIVE_S)
+                        item = q.get(timeout=CHECK_S)
                     except queue.Empty:
-                        yield b"event: ping\ndata: {}\n\n"  # lets the page notice a dead link
+                        if gone():  # the phone left: free this thread now, not at the next write
+                            return
+                        quiet += CHECK_S
+                        if quiet >= KEEPALIVE_S:
+                            quiet = 0.0
+                            yield b"event: ping\ndata: {}\n\n"  # lets the page notice a dead link
                         continue
                     if item is _CLOSE:
                         return
@@ -207,6 +216,8 @@ def _last_id() -> int | None:
 @push.get("/api/stream")
 def stream():
     require_read()
-    gen = web().broker.stream(_last_id())
+    # waitress tells a running app that its client hung up (with channel_request_lookahead > 0)
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+    gen = web().broker.stream(_last_id(), gone)
     return Response(gen, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -18,7 +18,8 @@ class WebServer:
         self.app = app
         # every live phone holds a thread with its event stream: `threads` bounds the phones watching
         self._server = create_server(app, host=host, port=port, threads=threads, ident="companion",
-                                     channel_timeout=60, connection_limit=max(100, threads + 50))
+                                     channel_timeout=60, connection_limit=max(100, threads + 50),
+                                     channel_request_lookahead=5)  # lets a stream learn that its phone left
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
@@ -35,8 +36,10 @@ class WebServer:
         if not self._thread.is_alive():
             self._server.close()
             return
-        # Close the sockets in the server's own loop thread (a trigger "thunk"): closing them from
-        # here races the loop's select() (EBADF). An empty socket map ends the loop.
+        # Let the worker threads finish (the streams were just ended), then close the sockets in the
+        # server's own loop thread (a trigger "thunk"): closing them from here races the loop's
+        # select(), and a worker still running would pull a closed trigger (EBADF either way).
+        # An empty socket map ends the loop.
+        self._server.task_dispatcher.shutdown(timeout=5)
         self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
         self._thread.join(timeout=5)
-        self._server.task_dispatcher.shutdown(timeout=5)

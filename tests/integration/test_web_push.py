@@ -140,3 +140,16 @@ def test_stopping_the_server_ends_the_streams(tmp_path):
     start = time.monotonic()
     services.stop()
     assert ended.wait(5) and time.monotonic() - start < 5
+
+
+def test_a_phone_that_hangs_up_frees_its_stream_within_seconds(server):
+    services, base = server
+    broker = services.find("web").app.extensions["companion_web"].broker
+    stream = DashboardClient(base).stream().open()
+    read_until(stream, lambda e: e.event == "state")
+    assert broker.open_streams == 1
+    stream.close()
+    deadline = time.monotonic() + 5
+    while broker.open_streams and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert broker.open_streams == 0  # long before the 15 s keep-alive would have found out

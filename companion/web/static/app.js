@@ -407,10 +407,14 @@
   function wireForms() {
     $$("select[data-autosubmit]").forEach((s) => s.addEventListener("change", () => s.form.requestSubmit()));
     const code = $("#code");
-    if (code && location.hash.startsWith("#code=")) {
-      code.value = decodeURIComponent(location.hash.slice(6));
-      history.replaceState(null, "", location.pathname); // the code leaves the address bar at once
-    }
+    const codeFromLink = () => {
+      if (code && location.hash.startsWith("#code=")) {
+        code.value = decodeURIComponent(location.hash.slice(6));
+        history.replaceState(null, "", location.pathname); // the code leaves the address bar at once
+      }
+    };
+    codeFromLink();
+    window.addEventListener("hashchange", codeFromLink); // a join link opened on the join page itself
     const roll = $("#roll");
     if (roll) roll.addEventListener("click", () => post("/api/dice/roll", {}).catch(() => null));
     const dice = $("#dice-form");
