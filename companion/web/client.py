@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import secrets
+import socket
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -108,6 +109,7 @@ class EventStream:
         if self.last_id is not None:
             headers["Last-Event-ID"] = str(self.last_id)
         self.conn.request("GET", "/api/stream", headers=headers)
+        self._sock = self.conn.sock  # kept: the connection lets go of it once the response has it
         self.response = self.conn.getresponse()
         if self.response.status != 200:
             body = self.response.read()
@@ -142,6 +144,14 @@ class EventStream:
                     msg_id = int(value)
 
     def close(self) -> None:
+        """Hang up, also while another thread is reading: shutting the socket down wakes that reader
+        (closing the response first would wait for the reader's lock)."""
+        sock = getattr(self, "_sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         # the response holds its own reference to the socket: close it too, or the server never hears
         if self.response is not None:
             self.response.close()
