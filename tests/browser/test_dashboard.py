@@ -35,6 +35,9 @@ def join(browser, base: str, *, seat: int | None = None, code: str = TABLE_CODE,
     if name:
         css(browser, "#name").send_keys(name)
     css(browser, "form.join button[type=submit]").click()
+    # the answer is a new page: the seat view, or the join page again with the reason
+    wait(browser).until(lambda d: not d.current_url.startswith(f"{base}/join")
+                        or d.find_elements(By.CSS_SELECTOR, "#errors .error"))
 
 
 def wait_live(browser) -> None:
@@ -180,7 +183,6 @@ def test_screenshots_and_small_screens(live, browsers):
     assert unnamed == []
     assert css(phone, "#wall svg").get_attribute("aria-labelledby") == "wall-title wall-desc"
 
-    tablet.get(f"{base}/table")
     join(tablet, base, seat=2)
     tablet.get(f"{base}/table")
     tablet.size(1280, 800, mobile=False)
