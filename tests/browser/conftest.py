@@ -17,8 +17,8 @@ from companion.services import build_services
 from companion.web import create_app
 from companion.web.server import WebServer
 
-TABLE_CODE = "JADE42"
-HOST_CODE = "HOSTJADE77"
+from browser_codes import HOST_CODE, TABLE_CODE
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 

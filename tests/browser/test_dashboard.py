@@ -11,7 +11,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from companion.game.events import DiceThrown
 
-from conftest import HOST_CODE, TABLE_CODE
+from browser_codes import HOST_CODE, TABLE_CODE
 
 pytestmark = pytest.mark.browser
 
