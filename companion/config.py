@@ -31,10 +31,33 @@ class ServerSettings(_Section):
     host: str = "0.0.0.0"
     #: 0 picks any free port (the URL printed at start says which)
     port: int = 8080
+    #: waitress worker threads; every phone's live connection (SSE) holds one, so this bounds the
+    #: phones that can watch at once (a few are kept back for ordinary requests)
+    threads: int = 64
+    #: the code players type (or scan) to join; empty: one is made up and kept in the data dir
+    table_code: str = ""
+    #: the code that makes a phone the host (new games, new table code); empty: made up and kept
+    host_code: str = ""
+    #: false: anyone on the network may watch (spectate); true: watching needs the table code too
+    require_code_for_reads: bool = False
+    #: mark the session cookie Secure: only when the dashboard is served over HTTPS (a proxy)
+    secure_cookies: bool = False
+    #: the Pi's own screen (a browser on 127.0.0.1) shows the join QR code and table code
+    local_screen_shows_code: bool = True
+    #: wrong codes accepted from one address per minute before it must wait (429)
+    join_attempts_per_minute: int = 5
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError("port must be between 1 and 65535 (or 0 for any free port)")
+        if not 4 <= self.threads <= 1024:
+            raise ValueError("threads must be between 4 and 1024")
+        for field_name in ("table_code", "host_code"):
+            code = getattr(self, field_name)
+            if code and not (4 <= len(code) <= 32 and code.isalnum()):
+                raise ValueError(f"{field_name} must be 4 to 32 letters or digits")
+        if self.join_attempts_per_minute < 1:
+            raise ValueError("join_attempts_per_minute must be at least 1")
 
 
 class GameSettings(_Section):

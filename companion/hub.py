@@ -7,9 +7,14 @@ Topics:
                  wrong_break, wrong_marker, wrong_wind, rethrow, few_tiles_left, dice_link, dice_refused
   "observation"  what the camera saw in a still frame (pixel coordinates, for the live overlay)
 
-Subscribers are called in the publisher's thread and must
-return quickly (the web layer hands messages to per-client queues). A short backlog lets
-a phone that slept resume from the last message id it saw.
+Every subscriber sees every message in id order — the web push relies on it to skip
+what a phone already has. One thread at a time delivers: a publish made while another
+delivery is under way (from another thread, or from inside a subscriber, as when the lamps
+publish their status on a state change) is queued and delivered right after the current
+message by the thread already delivering. Subscribers are called with no lock held, so a
+subscriber may take its own locks and publish; it must return quickly (the web layer hands
+messages to per-client queues). A short backlog lets a phone that slept resume from the
+last message id it saw.
 """
 
 from __future__ import annotations
@@ -43,19 +48,41 @@ class Hub:
         self._backlog: deque[Message] = deque(maxlen=backlog)
         self._subscribers: list[tuple[Subscriber, frozenset[str] | None]] = []
         self._status: dict[str, dict[str, Any]] = {}
+        self._outbox: deque[Message] = deque()
+        self._delivering = False
 
     def publish(self, topic: str, data: Any) -> Message:
+        """Publish; delivered before this returns unless another delivery is under way (then right after it)."""
         with self._lock:
             msg = Message(next(self._ids), topic, data, time.time())
             self._backlog.append(msg)
-            subscribers = list(self._subscribers)
-        for callback, topics in subscribers:
-            if topics is None or topic in topics:
-                try:
-                    callback(msg)
-                except Exception:  # one broken subscriber must not stop the others
-                    log.exception("subscriber %r failed on %s", callback, topic)
+            self._outbox.append(msg)
+            if self._delivering:
+                return msg  # the thread delivering now delivers this one next, in order
+            self._delivering = True
+        self._deliver()
         return msg
+
+    def _deliver(self) -> None:
+        """Deliver queued messages in id order until none is left (this thread is the one delivering)."""
+        try:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        self._delivering = False
+                        return
+                    msg = self._outbox.popleft()
+                    subscribers = list(self._subscribers)
+                for callback, topics in subscribers:
+                    if topics is None or msg.topic in topics:
+                        try:
+                            callback(msg)
+                        except Exception:  # one broken subscriber must not stop the others
+                            log.exception("subscriber %r failed on %s", callback, msg.topic)
+        except BaseException:
+            with self._lock:  # e.g. KeyboardInterrupt: let the next publish deliver what is left
+                self._delivering = False
+            raise
 
     def subscribe(self, callback: Subscriber, topics: set[str] | None = None) -> Callable[[], None]:
         """Call `callback` for each message (of `topics`); returns the function that unsubscribes."""

@@ -14,6 +14,7 @@ BENCHMARKS: dict[str, str] = {
     "dice": "companion.hardware.dice.bench:dice",
     "scenes": "companion.vision.bench:scenes",
     "camera": "companion.hardware.camera.bench:camera_bench",
+    "web": "companion.web.loadbench:web",
 }
 
 

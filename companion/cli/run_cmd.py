@@ -62,7 +62,8 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
         from companion.web.server import WebServer
 
         services = build_services(settings)
-        web = WebServer(create_app(services), settings.server.host, settings.server.port)
+        app = create_app(services)
+        web = WebServer(app, settings.server.host, settings.server.port, threads=settings.server.threads)
         services.add(web)
         services.start()
     except CompanionError as e:
@@ -75,6 +76,8 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
         signal.signal(sig, lambda *_: stop.set())
     shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
     click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
+    from companion.web.terminal import join_banner
+    click.echo(join_banner(app, f"http://{shown}:{web.port}"))
     click.echo("Press Ctrl+C to stop.")
     try:
         while not stop.wait(0.5):

@@ -1,26 +1,263 @@
-"""JSON API: the same state object the phones render, and the game log."""
+"""JSON API: the state phones render, the game log, and every write the dashboard makes.
+
+Documented in `static/openapi.yaml` (served at /api/openapi.yaml). Writes need a table session
+(POST /api/join with the table code) and a single-use CSRF token in the `X-CSRF-Token` header;
+each response to a write carries the next token in the same header. An optional
+`Idempotency-Key` header makes a retried write count once. Errors are JSON:
+``{"error": {"code", "message"}}`` with a 4xx status; nothing is changed by a refused request.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+import re
+from pathlib import Path
 
-from companion.services import Services
+from flask import Blueprint, current_app, jsonify, request, send_from_directory, session
+from flask_babel import gettext as _
+
+from companion.errors import CompanionError, GameRuleError
+from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
+from companion.rules.variant import builtin_names, load_variant
+from companion.table import check_players
+from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, SeatBody, UndoBody, idempotency_key,
+                                  read_json)
+from companion.web.errors import WebError
+from companion.web.guard import (csrf_token, current_viewer, require_host, require_read, require_write, services,
+                                 shows_code, sign_out, web)
+from companion.web.joining import join, resolve_player, take_seat
 
 api = Blueprint("api", __name__)
 
+_VARIANT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
-def services() -> Services:
-    return current_app.extensions["companion"]
 
+def session_json() -> dict:
+    viewer = current_viewer()
+    return {"role": viewer.role, "player": viewer.player, "name": viewer.name,
+            "can_write": viewer.can_write, "is_host": viewer.is_host, "lang": session.get("lang")}
+
+
+def written(record: Recorded, status: int = 201):
+    state = services().table.state
+    return jsonify({"record": record.to_json(), "state": state.to_json() if state else None}), status
+
+
+# --- reading ---------------------------------------------------------------------------------------
 
 @api.get("/api/state")
 def get_state():
+    require_read()
     state = services().table.state
     return jsonify(state.to_json() if state else None)
 
 
 @api.get("/api/events")
 def get_events():
+    require_read()
     after = request.args.get("after", default=0, type=int)
+    return jsonify([r.to_json() for r in services().table.records() if r.id > after])
+
+
+@api.get("/api/status")
+def get_status():
+    require_read()
+    dice = services().find("dice")
+    return jsonify({"links": services().hub.status, "can_roll": callable(getattr(dice, "press_roll", None)),
+                    "streams": web().broker.open_streams})
+
+
+@api.get("/api/variants")
+def get_variants():
+    require_read()
+    return jsonify(list_variants())
+
+
+@api.get("/api/openapi.yaml")
+def openapi():
+    return send_from_directory(Path(current_app.root_path) / "static", "openapi.yaml", mimetype="application/yaml")
+
+
+# --- the session -------------------------------------------------------------------------------
+
+@api.get("/api/session")
+def get_session():
+    """Who this phone is, and a fresh CSRF token for its next write."""
+    return jsonify({**session_json(), "csrf_token": csrf_token()})
+
+
+@api.post("/api/join")
+def post_join():
+    join(read_json(JoinBody))
+    return jsonify(session_json())
+
+
+@api.post("/api/leave")
+def post_leave():
+    sign_out()
+    return jsonify(session_json())
+
+
+@api.post("/api/seat")
+def post_seat():
+    require_write()
+    body = read_json(SeatBody)
+    take_seat(body.player, body.name)
+    return jsonify(session_json())
+
+
+# --- the game --------------------------------------------------------------------------------------
+
+def hand_event(body: HandBody) -> HandWon | HandDrawn:
+    players = lambda refs, what: sorted({resolve_player(r, what) for r in refs})  # noqa: E731
+    if body.result == "draw":
+        return HandDrawn(ready=players(body.ready, "ready"), riichi=players(body.riichi, "riichi"))
+    return HandWon(
+        winner=resolve_player(body.winner, "winner"),  # type: ignore[arg-type]
+        discarder=resolve_player(body.from_, "from") if body.from_ is not None else None,
+        value=body.value, fu=body.fu,
+        hand_scores={resolve_player(k, "hand_scores"): v for k, v in body.hand_scores.items()},
+        riichi=players(body.riichi, "riichi"),
+    )
+
+
+@api.post("/api/hands")
+def post_hand():
+    """Record a hand's result: who won and from whom (or self-drawn), or a draw."""
+    require_write()
+    event = hand_event(read_json(HandBody))
+    return written(services().table.record(event, key=idempotency_key()))
+
+
+@api.post("/api/dice")
+def post_dice():
+    """Dice typed on a phone (R17, R19); cocked dice (R18) have face 0 and are listed in `cocked`."""
+    require_write()
+    body = read_json(DiceBody)
+    event = DiceThrown(faces=body.faces, cocked=body.cocked, source="phone")
+    return written(services().table.record(event, key=idempotency_key()))
+
+
+@api.post("/api/dice/roll")
+def post_roll():
+    """Press the virtual dice box's roll button (simulation only)."""
+    require_write()
+    press = getattr(services().find("dice"), "press_roll", None)
+    if not callable(press):
+        raise WebError(404, "no_virtual_dice", _("There is no virtual dice box to roll."))
+    press()
+    return jsonify({"rolled": True}), 202
+
+
+@api.post("/api/rolls/<int:event_id>/discard")
+def post_discard_roll(event_id: int):
+    """Discard a roll that came when no throw was expected (an undo of that roll)."""
+    require_write()
+    state = services().table.require_state()
+    if not any(r["event"] == event_id for r in state.unassigned):
+        raise WebError(404, "not_found", _("Event %(id)d is not an unassigned roll.", id=event_id))
+    return written(services().table.record(Undone(target=event_id), key=idempotency_key()))
+
+
+@api.post("/api/rolls/<int:event_id>/assign")
+def post_assign_roll(event_id: int):
+    """Count a roll that came when no throw was expected as the throw the game expects now."""
+    require_write()
+    state = services().table.require_state()
+    if not any(r["event"] == event_id for r in state.unassigned):
+        raise WebError(404, "not_found", _("Event %(id)d is not an unassigned roll.", id=event_id))
+    return written(services().table.assign_roll(event_id))
+
+
+@api.post("/api/undo")
+def post_undo():
+    """Undo an event by id, or the latest event that still counts."""
+    require_write()
+    body = read_json(UndoBody)
     table = services().table
-    return jsonify([r.to_json() for r in table.records() if r.id > after])
+    target = body.target
+    if target is None:
+        state = table.require_state()
+        if not state.applied:
+            raise WebError(409, "refused", _("There is nothing to undo."))
+        target = state.applied[-1]
+    return written(table.record(Undone(target=target), key=idempotency_key()))
+
+
+@api.post("/api/events/<int:event_id>/correct")
+def post_correct(event_id: int):
+    """Replace an earlier result (by a result) or throw (by a throw); everything after it is derived again."""
+    require_write()
+    table = services().table
+    target = next((r for r in table.records() if r.id == event_id), None)
+    if target is None:
+        raise WebError(404, "not_found", _("Event %(id)d is not part of this game.", id=event_id))
+    if isinstance(target.event, (HandWon, HandDrawn)):
+        event = hand_event(read_json(HandBody))
+    elif isinstance(target.event, DiceThrown):
+        body = read_json(DiceBody)
+        event = DiceThrown(faces=body.faces, cocked=body.cocked, source="phone")
+    else:
+        raise WebError(409, "refused", _("Only results and dice can be corrected; undo anything else."))
+    return written(table.record(Corrected(target=event_id, event=event), key=idempotency_key()))
+
+
+# --- the host ----------------------------------------------------------------------------------
+
+def list_variants() -> list[dict]:
+    dirs = services().settings.variant_dirs
+    names = set(builtin_names())
+    house = set()
+    for d in dirs:
+        if d.is_dir():
+            house |= {p.stem for p in d.glob("*.toml") if _VARIANT_NAME.fullmatch(p.stem)}
+    out = []
+    for name in sorted(names | house):
+        entry = {"name": name, "house_rules": name in house}
+        try:
+            v = load_variant(name, dirs)
+            entry.update(title=v.title, rounds=len(v.rounds.winds), tiles=v.tiles.total)
+        except CompanionError as e:
+            entry.update(title=name, error=str(e))
+        out.append(entry)
+    return out
+
+
+def start_new_game(variant_name: str, players: list[str]) -> Recorded:
+    # a name only: never a path from a request (house rules live in <data_dir>/variants)
+    if not _VARIANT_NAME.fullmatch(variant_name):
+        raise WebError(400, "bad_variant", _("Choose a variant by name."))
+    variant = load_variant(variant_name, services().settings.variant_dirs)
+    try:
+        names = check_players(players)
+    except GameRuleError as e:
+        raise WebError(400, "bad_players", str(e)) from None
+    return services().table.start_game(variant, names)
+
+
+@api.post("/api/games")
+def post_game():
+    """Start a new game (host only); the old game stays in the log."""
+    require_host()
+    body = read_json(NewGameBody)
+    return written(start_new_game(body.variant, body.players))
+
+
+@api.post("/api/table-code")
+def post_table_code():
+    """A new table code (host only): every phone that joined with the old code must join again."""
+    require_host()
+    try:
+        code = web().access.new_table_code()
+    except CompanionError as e:
+        raise WebError(409, "refused", str(e)) from None
+    return jsonify({"code": code})
+
+
+@api.get("/api/table-code")
+def get_table_code():
+    """The table code and join link, for phones that may show it (players, the Pi's own screen)."""
+    if not shows_code(current_viewer()):
+        raise WebError(403, "forbidden", _("Only players at the table can see the table code."))
+    from companion.web.views import join_url
+    code = web().access.table_code
+    return jsonify({"code": code, "url": join_url(code)})

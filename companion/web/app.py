@@ -1,6 +1,12 @@
-"""Flask application factory."""
+"""Flask application factory: the dashboard for the phones and the JSON API.
+
+Blueprints: `views` (pages, pictures, PWA files), `api` (JSON), `push` (SSE). Another part of
+the companion adds its blueprint with one `app.register_blueprint(...)` line below.
+"""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from flask import Flask
 
@@ -8,12 +14,41 @@ from companion.services import Services
 
 
 def create_app(services: Services) -> Flask:
-    app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
-    app.extensions["companion"] = services
+    from companion.web import errors, guard, i18n
+    from companion.web.access import AttemptLimiter, CsrfTokens, TableAccess
     from companion.web.api import api
+    from companion.web.camera import camera_view
+    from companion.web.health import health
+    from companion.web.push import RESERVED_THREADS, PushBroker, push
+    from companion.web.views import views
 
+    server = services.settings.server
+    access = TableAccess(server, services.settings.data_path)
+    app = Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=64 * 1024,
+        SECRET_KEY=access.secret_key,
+        SESSION_COOKIE_NAME="companion_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        # Lax: a link from a chat or the QR scanner opens the page signed in; writes still need a token
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=server.secure_cookies,
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False
+    app.extensions["companion"] = services
+    app.extensions["companion_web"] = guard.WebContext(
+        services=services, access=access, csrf=CsrfTokens(),
+        limiter=AttemptLimiter(server.join_attempts_per_minute),
+        broker=PushBroker(services.hub, services.table, max(1, server.threads - RESERVED_THREADS)),
+    )
+    i18n.install(app)
+    guard.install(app)
+    errors.install(app)
+    app.register_blueprint(views)
     app.register_blueprint(api)
-    from companion.web.camera import camera_view; app.register_blueprint(camera_view)  # noqa: E702
-    from companion.web.health import health; app.register_blueprint(health)  # noqa: E702
+    app.register_blueprint(push)
+    app.register_blueprint(camera_view)  # the live view (hardware/camera)
+    app.register_blueprint(health)  # /healthz (companion/health.py)
     return app

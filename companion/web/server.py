@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from waitress import wasyncore
 from waitress.server import create_server
 
 log = logging.getLogger(__name__)
@@ -14,9 +15,12 @@ class WebServer:
     name = "web"
 
     def __init__(self, app, host: str, port: int, threads: int = 8) -> None:
-        self._server = create_server(app, host=host, port=port, threads=threads, ident="companion")
-        self._stopping = False
-        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self.app = app
+        # every live phone holds a thread with its event stream: `threads` bounds the phones watching
+        self._server = create_server(app, host=host, port=port, threads=threads, ident="companion",
+                                     channel_timeout=60, connection_limit=max(100, threads + 50),
+                                     channel_request_lookahead=5)  # lets a stream learn that its phone left
+        self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
     def port(self) -> int:
@@ -25,22 +29,17 @@ class WebServer:
     def start(self) -> None:
         self._thread.start()
 
-    def _serve(self) -> None:
-        try:
-            self._server.run()
-        except OSError:
-            # Closing the sockets races with the loop's select(); once stopping, that is expected.
-            if not self._stopping:
-                raise
-
     def stop(self) -> None:
-        """Close the listening socket and every connection, so the loop ends by itself.
-
-        waitress has no public stop; closing only the listener from another thread makes its
-        select() fail with EBADF (Pylons/waitress#468). Emptying the socket map ends the loop.
-        """
-        self._stopping = True
-        for channel in list(self._server._map.values()):
-            channel.handle_close()
+        web = getattr(self.app, "extensions", {}).get("companion_web")
+        if web is not None:
+            web.broker.close()  # end the phones' event streams so their threads are free
+        if not self._thread.is_alive():
+            self._server.close()
+            return
+        # Let the worker threads finish (the streams were just ended), then close the sockets in the
+        # server's own loop thread (a trigger "thunk"): closing them from here races the loop's
+        # select(), and a worker still running would pull a closed trigger (EBADF either way).
+        # An empty socket map ends the loop.
         self._server.task_dispatcher.shutdown(timeout=5)
+        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
         self._thread.join(timeout=5)

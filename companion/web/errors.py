@@ -1,0 +1,76 @@
+"""Errors the web layer answers with, and how they become responses.
+
+An `/api/` request always gets JSON: ``{"error": {"code": "...", "message": "..."}}`` with the
+status code that says what went wrong; a page request gets the error page. Nothing is
+changed by a request that ends in an error (the table refuses before writing).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from companion.errors import CompanionError, DiceError, GameRuleError, VariantError
+
+
+class WebError(CompanionError):
+    """A request the dashboard refuses: an HTTP status, a short machine code and a message for people."""
+
+    def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+#: status and code for the errors the game raises (it has refused the event: nothing was written)
+GAME_ERRORS: list[tuple[type[Exception], int, str]] = [
+    (DiceError, 422, "bad_dice"),
+    (VariantError, 422, "bad_variant"),
+    (GameRuleError, 409, "refused"),
+]
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None):
+    if _wants_json():
+        resp = jsonify({"error": {"code": code, "message": message}})
+    else:
+        resp = render_template("error.html", status=status, message=message)
+        from flask import make_response
+        resp = make_response(resp)
+    resp.status_code = status
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def install(app: Flask) -> None:
+    @app.errorhandler(WebError)
+    def _web_error(e: WebError):
+        return error_response(e.status, e.code, e.message, e.headers)
+
+    @app.errorhandler(CompanionError)
+    def _game_error(e: CompanionError):
+        for cls, status, code in GAME_ERRORS:
+            if isinstance(e, cls):
+                return error_response(status, code, str(e))
+        return error_response(400, "bad_request", str(e))
+
+    @app.errorhandler(msgspec.ValidationError)
+    def _invalid(e: msgspec.ValidationError):
+        return error_response(400, "bad_request", str(e))
+
+    @app.errorhandler(HTTPException)
+    def _http(e: HTTPException):
+        code = {413: "too_large", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}.get(
+            e.code or 500, "bad_request" if (e.code or 500) < 500 else "server_error")
+        message = {413: "the request body is too large (at most 64 KiB)"}.get(e.code or 500, e.description or e.name)
+        headers = dict(e.get_headers()) if e.code == 405 else {}
+        headers.pop("Content-Type", None)
+        return error_response(e.code or 500, code, message, headers)

@@ -1,0 +1,193 @@
+"""Request guards: the viewer's role from the session, read/write/host checks, CSRF, security headers.
+
+Routes stay short: a route calls `require_write()` (or `require_read()`, `require_host()`) and
+gets the `Viewer`; every unsafe request is checked for a single-use CSRF token before any
+route runs (see `access.py` for the model).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from flask import Flask, current_app, g, request, session
+from flask_babel import gettext as _
+
+from companion.services import Services
+from companion.web.access import AttemptLimiter, CsrfTokens, TableAccess, Viewer, is_loopback
+from companion.web.errors import WebError
+
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@dataclass
+class WebContext:
+    """What the web layer keeps for the app's lifetime (app.extensions["companion_web"])."""
+
+    services: Services
+    access: TableAccess
+    csrf: CsrfTokens
+    limiter: AttemptLimiter
+    broker: object  # push.PushBroker (import cycle avoided)
+
+
+def web() -> WebContext:
+    return current_app.extensions["companion_web"]
+
+
+def services() -> Services:
+    return web().services
+
+
+def session_id() -> str:
+    sid = session.get("sid")
+    if not sid:
+        sid = session["sid"] = secrets.token_urlsafe(18)
+        session.permanent = True
+    return sid
+
+
+def current_viewer() -> Viewer:
+    if "viewer" in g:
+        return g.viewer
+    access = web().access
+    sid = session_id()
+    role = session.get("role", "anonymous")
+    if role not in ("spectator", "player", "host") or session.get("epoch") != _epoch(
+            access, role, bool(session.get("with_code"))):
+        role = "anonymous"  # joined with a code that has since been changed
+    player = name = None
+    state = services().table.state
+    if role in ("player", "host") and state is not None:
+        p = session.get("player")
+        # the claim holds while that player has the name they had when the phone took the seat
+        if isinstance(p, int) and 0 <= p < len(state.players) and state.players[p] == session.get("pname"):
+            player, name = p, state.players[p]
+    g.viewer = Viewer(role=role, sid=sid, player=player, name=name)
+    return g.viewer
+
+
+def _epoch(access: TableAccess, role: str, with_code: bool) -> str:
+    """Spectators who joined with the table code lose it with the code, like players."""
+    return access.epoch("player" if role == "spectator" and with_code else role)
+
+
+def sign_in(role: str, *, with_code: bool = True) -> None:
+    """Start a table session: a new session id (no fixation), the role and the code's epoch."""
+    access = web().access
+    session.clear()
+    session["sid"] = secrets.token_urlsafe(18)
+    session.permanent = True
+    session["role"] = role
+    session["with_code"] = with_code
+    session["epoch"] = _epoch(access, role, with_code)
+    g.pop("viewer", None)
+    g.fresh_csrf = web().csrf.issue(session["sid"])  # tokens of the old session id are void
+
+
+def claim_seat(player: int, name: str) -> None:
+    session["player"] = player
+    session["pname"] = name
+    g.pop("viewer", None)
+
+
+def sign_out() -> None:
+    session.clear()
+    g.pop("viewer", None)
+    g.fresh_csrf = web().csrf.issue(session_id())
+
+
+def can_read(viewer: Viewer) -> bool:
+    if viewer.role in ("player", "host"):
+        return True
+    if not services().settings.server.require_code_for_reads:
+        return True
+    return viewer.role == "spectator" and bool(session.get("with_code"))
+
+
+def require_read() -> Viewer:
+    viewer = current_viewer()
+    if not can_read(viewer):
+        raise WebError(401, "join_first", _("Join the table with its code to watch."))
+    return viewer
+
+
+def require_write() -> Viewer:
+    viewer = current_viewer()
+    if not viewer.can_write:
+        if viewer.role == "spectator":
+            raise WebError(403, "read_only", _("Spectators can watch but not change anything."))
+        raise WebError(401, "join_first", _("Join the table with its code first."))
+    return viewer
+
+
+def require_host() -> Viewer:
+    viewer = require_write()
+    if not viewer.is_host:
+        raise WebError(403, "host_only", _("Only the host can do that (join with the host code)."))
+    return viewer
+
+
+def shows_code(viewer: Viewer) -> bool:
+    """The join QR code and table code are shown to joined players and on the Pi's own screen."""
+    if viewer.can_write:
+        return True
+    return services().settings.server.local_screen_shows_code and is_loopback(request.remote_addr)
+
+
+def csrf_token() -> str:
+    """A fresh single-use token for this session (for a page's meta tag or a form)."""
+    return web().csrf.issue(session_id())
+
+
+def _same_origin() -> bool:
+    """A browser's Origin (or Referer) must name this server; tools that send neither are let through."""
+    origin = request.headers.get("Origin") or request.headers.get("Referer")
+    if not origin or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc == request.host
+
+
+def check_csrf() -> None:
+    if request.method not in UNSAFE_METHODS:
+        return
+    if not _same_origin():
+        raise WebError(403, "cross_origin", _("Requests from other sites are refused."))
+    token = request.headers.get(CSRF_HEADER) or (request.form.get(CSRF_FIELD) if request.mimetype in (
+        "application/x-www-form-urlencoded", "multipart/form-data") else None)
+    sid = session.get("sid", "")
+    ok = web().csrf.consume(sid, token or "")
+    g.fresh_csrf = web().csrf.issue(session_id())  # the next write's token, also after a refusal
+    if not ok:
+        raise WebError(403, "csrf", _("This page's security token has expired or was already used; try again."))
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # other sites never see our addresses; ours keep Origin
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+
+
+def install(app: Flask) -> None:
+    app.before_request(check_csrf)
+    app.jinja_env.globals["csrf_token"] = csrf_token  # one fresh token per form on a page
+
+    @app.after_request
+    def _headers(resp):
+        for k, v in SECURITY_HEADERS.items():
+            resp.headers.setdefault(k, v)
+        fresh = g.get("fresh_csrf")
+        if fresh:
+            resp.headers[CSRF_HEADER] = fresh
+        if request.path.startswith("/api/") and "Cache-Control" not in resp.headers:
+            resp.headers["Cache-Control"] = "no-store"
+        return resp

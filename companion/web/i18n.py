@@ -1,0 +1,138 @@
+"""Languages: English, Czech, German and French (the rule texts' languages), via Flask-Babel.
+
+The language comes from the phone's manual choice (kept in the session), else the browser's
+Accept-Language, else English. Wind names follow the variant's customary terms
+(`variant.terms`, e.g. riichi "Ton", "Nan") and otherwise the phone's language.
+Catalogs: `translations/<lang>/LC_MESSAGES/messages.po`, compiled `.mo` committed beside them so
+that `pip install -e .` needs no extra step (`babel.cfg` and the README say how to update them).
+"""
+
+from __future__ import annotations
+
+from flask import Flask, request, session
+from flask_babel import Babel, get_locale, lazy_gettext, gettext as _
+
+#: code -> the language's own name (what the switch shows)
+LANGUAGES: dict[str, str] = {"en": "English", "cs": "Čeština", "de": "Deutsch", "fr": "Français"}
+
+WIND_LABELS = {"E": lazy_gettext("East"), "S": lazy_gettext("South"), "W": lazy_gettext("West"), "N": lazy_gettext("North")}
+SUIT_LABELS = {"m": lazy_gettext("Characters"), "p": lazy_gettext("Circles"), "s": lazy_gettext("Bamboo")}
+DRAGON_LABELS = (lazy_gettext("White dragon"), lazy_gettext("Green dragon"), lazy_gettext("Red dragon"))
+
+
+def select_locale() -> str:
+    chosen = session.get("lang")
+    if chosen in LANGUAGES:
+        return chosen
+    # by the browser's order of preference, a regional tag counting for its language (en-GB → en)
+    for tag, _quality in request.accept_languages:
+        primary = tag.replace("_", "-").split("-")[0].lower()
+        if primary in LANGUAGES:
+            return primary
+    return "en"
+
+
+def current_language() -> str:
+    return str(get_locale() or "en")
+
+
+def wind_name(wind: str, terms: dict[str, str] | None = None) -> str:
+    """The seat or prevalent wind as the variant calls it, else in the phone's language."""
+    if terms and terms.get(wind):
+        return terms[wind]
+    return str(WIND_LABELS.get(wind, wind))
+
+
+def tile_name(code: str, terms: dict[str, str] | None = None) -> str:
+    """A tile code (see `companion.rules.tiles`) in the phone's language; winds in the variant's terms."""
+    if len(code) == 2 and code[0].isdigit():
+        n, kind = int(code[0]), code[1]
+        if kind in SUIT_LABELS and 1 <= n <= 9:
+            return f"{SUIT_LABELS[kind]} {n}"
+        if kind == "z" and 1 <= n <= 4:
+            return wind_name("ESWN"[n - 1], terms)
+        if kind == "z" and 5 <= n <= 7:
+            return str(DRAGON_LABELS[n - 5])
+        if kind == "f" and 1 <= n <= 4:
+            return _("Flower %(n)d", n=n)
+        if kind == "f" and 5 <= n <= 8:
+            return _("Season %(n)d", n=n - 4)
+    raise ValueError(f"not a tile code: {code!r}")
+
+
+def counter_name(kind: str, terms: dict[str, str] | None = None) -> str:
+    """The repeat counter's name: riichi's honba, or "repeats"."""
+    if terms and terms.get("counter"):
+        return terms["counter"]
+    return _("Honba") if kind == "honba" else _("Repeats")
+
+
+def client_strings() -> dict[str, str]:
+    """The words the page's script shows, in the phone's language (rendered into each page)."""
+    return {
+        "live": _("Live"),
+        "reconnecting": _("Reconnecting…"),
+        "offline": _("Offline: reconnecting…"),
+        "you": _("you"),
+        "east_marker": _("East (dealer)"),
+        "self_drawn": _("Self-drawn"),
+        "draw": _("Draw"),
+        "won": _("%(winner)s won"),
+        "won_from": _("%(winner)s won from %(from)s"),
+        "drawn": _("Hand drawn"),
+        "undone": _("Undone"),
+        "corrected": _("Corrected"),
+        "dice_event": _("Dice %(faces)s"),
+        "new_game": _("New game started"),
+        "undo": _("Undo"),
+        "correct": _("Correct"),
+        "recorded": _("Recorded"),
+        "who_won": _("Who won?"),
+        "from_whom": _("%(winner)s won — from whom?"),
+        "cancel": _("Cancel"),
+        "value": _("Value"),
+        "hand": _("Hand %(hand)d"),
+        "round": _("%(wind)s round"),
+        "throw_by": _("Throw %(index)d of %(of)d: %(who)s throws"),
+        "throw_unknown": _("Throw %(index)d of %(of)d"),
+        "rethrow": _("Throw the cocked dice again (R18)"),
+        "no_dice": _("No dice yet"),
+        "game_over": _("The game is over."),
+        "error": _("Error"),
+        "connected": _("connected"),
+        "disconnected": _("not connected"),
+        "unknown_link": _("not present"),
+        "pot": _("Pot"),
+        "wait_dice": _("Waiting for the dice"),
+        "play": _("Play"),
+        "discard": _("Discard"),
+        "assign": _("Count as this throw"),
+        "nothing_yet": _("No hands played yet."),
+        "warning": _("Warning"),
+        "too_many": _("Too many requests; wait a moment."),
+        "pick_seat": _("Choose your seat to record results."),
+        "break_at": _("Break: %(wind)s's wall, stack %(stack)d"),
+        "break_wrong": _("The wall was broken at %(observed)s, but the dice say %(expected)s."),
+        "counter_repeats": _("Repeats"),
+        "counter_honba": _("Honba"),
+        "you_are_east": _("You are East"),
+        "score": _("Score"),
+        "player": _("Player"),
+        "seat": _("Seat"),
+        "round_of": _("round %(round)d of %(rounds)d"),
+        "undone_mark": _("undone"),
+        "ignored_mark": _("set aside"),
+        "started": _("Game started: %(variant)s"),
+        "wall_broken": _("Wall broken at %(wind)s %(stack)d"),
+        "save": _("Save"),
+        "confirm_draw": _("Record a draw"),
+        "tenpai": _("Ready (tenpai)"),
+        "camera_alt": _("Live camera view of the table"),
+        **{f"wind_{w}": str(label) for w, label in WIND_LABELS.items()},
+    }
+
+
+def install(app: Flask) -> None:
+    Babel(app, locale_selector=select_locale)
+    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, wind_name=wind_name, tile_name=tile_name,
+                                 counter_name=counter_name, current_language=current_language)

@@ -1,0 +1,101 @@
+"""Joining the table: the code, the role, the seat and the player's name.
+
+A phone belongs to a player by index (0..3, the first-hand seat) *and* name: the claim holds
+while that player still has that name, so a new game with the same friends in the same seats
+keeps every phone in its seat, and a new game with other players asks each phone again.
+A name can be changed only before the first hand of a game is under way (the log then holds
+nothing but the game's start): the game is started again with the new names.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from flask import request, session
+from flask_babel import gettext as _
+
+from companion.errors import GameRuleError
+from companion.table import check_players
+from companion.web.access import Viewer
+from companion.web.bodies import JoinBody, PlayerRef
+from companion.web.errors import WebError
+from companion.web.guard import claim_seat, current_viewer, services, sign_in, web
+
+_rename_lock = threading.Lock()
+
+
+def resolve_player(ref: PlayerRef, what: str = "player") -> int:
+    """A player index from an index, a name or a seat wind; 400 naming the players otherwise."""
+    table = services().table
+    try:
+        if isinstance(ref, str) and ref.strip().isdigit():
+            ref = int(ref.strip())
+        return table.player_index(ref)
+    except GameRuleError:
+        players = ", ".join(table.require_state().players)
+        raise WebError(400, "unknown_player", _("%(what)s: there is no player %(ref)s at this table (players: %(players)s)",
+                                                what=what, ref=repr(ref), players=players)) from None
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def check_code(code: str) -> str:
+    """The role the code gives; 429 while this address (or the table) has had too many wrong codes."""
+    limiter = web().limiter
+    address = client_address()
+    wait = limiter.retry_after(address)
+    if wait:
+        raise WebError(429, "too_many_attempts",
+                       _("Too many wrong codes. Wait %(seconds)d seconds and try again.", seconds=wait),
+                       headers={"Retry-After": str(wait)})
+    role = web().access.role_for(code)
+    if role is None:
+        limiter.failed(address)
+        raise WebError(403, "wrong_code", _("That is not this table's code."))
+    return role
+
+
+def join(body: JoinBody) -> Viewer:
+    """Join as a spectator (no code needed unless reads need it), a player or the host."""
+    settings = services().settings.server
+    lang = session.get("lang")
+    if body.role == "spectator":
+        with_code = bool(body.code)
+        if with_code or settings.require_code_for_reads:
+            check_code(body.code)
+        sign_in("spectator", with_code=with_code)
+    else:
+        role = check_code(body.code)
+        if body.role == "host" and role != "host":
+            raise WebError(403, "wrong_code", _("That is the table code, not the host code."))
+        sign_in(role)  # the host code also makes a player
+    if lang:
+        session["lang"] = lang
+    if body.player is not None and body.role != "spectator":
+        take_seat(body.player, body.name)
+    return current_viewer()
+
+
+def take_seat(ref: PlayerRef, name: str | None) -> int:
+    """This phone belongs to player `ref`, optionally renaming them (only before the first hand)."""
+    table = services().table
+    player = resolve_player(ref, "seat")
+    name = name.strip() if name else None
+    with _rename_lock:
+        state = table.require_state()
+        if name and name != state.players[player]:
+            if len(table.records()) > 1:
+                raise WebError(409, "game_under_way",
+                               _("Names can be changed only before the first hand; start a new game to change them."))
+            players = list(state.players)
+            players[player] = name
+            try:
+                check_players(players)
+            except GameRuleError as e:
+                raise WebError(400, "bad_name", str(e)) from None
+            table.start_game(state.variant, players)
+            state = table.require_state()
+        claim_seat(player, state.players[player])
+    return player

@@ -1,0 +1,446 @@
+// The dashboard's live part: one EventSource stream of states, warnings and link status,
+// rendered into the page; writes go through post() with a single-use CSRF token.
+// No build step: plain modern JavaScript that every phone browser runs.
+(() => {
+  "use strict";
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+  const json = (id) => { const el = document.getElementById(id); return el ? JSON.parse(el.textContent) : null; };
+  const S = json("strings") || {};
+  let state = json("initial-state");
+  let links = {};
+  const body = document.body;
+  const page = body.dataset.page;
+  const me = body.dataset.player === "" || body.dataset.player === undefined ? null : Number(body.dataset.player);
+  const canWrite = body.dataset.canWrite === "true";
+  const viewWind = body.dataset.view || "E";
+  let csrf = ($('meta[name="csrf-token"]') || {}).content || "";
+
+  const fmt = (text, values) => String(text || "").replace(/%\((\w+)\)[sd]/g, (_, k) => (k in values ? values[k] : ""));
+  const el = (tag, attrs = {}, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  };
+  const windName = (w) => (state && state.variant.terms && state.variant.terms[w]) || S["wind_" + w] || w;
+  const windOf = (name) => state.seat_winds[name];
+  const seatLabel = (i) => `${state.players[i]} (${windName(windOf(state.players[i]))})`;
+  const bind = (name, text) => $$(`[data-bind="${name}"]`).forEach((n) => { n.textContent = text; });
+
+  // --- writes -----------------------------------------------------------------------------------
+  const randomKey = () => {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes); // available without HTTPS, unlike crypto.randomUUID
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  };
+  let queue = Promise.resolve();
+  async function send(path, data, key, mayRetry) {
+    const resp = await fetch(path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Idempotency-Key": key },
+      body: JSON.stringify(data || {}),
+    });
+    const fresh = resp.headers.get("X-CSRF-Token");
+    if (fresh) csrf = fresh;
+    let answer = null;
+    try { answer = await resp.json(); } catch (e) { answer = null; }
+    const code = answer && answer.error && answer.error.code;
+    if (resp.status === 403 && code === "csrf" && mayRetry) return send(path, data, key, false);
+    if (!resp.ok) {
+      const message = (answer && answer.error && answer.error.message) || resp.statusText;
+      showError(resp.status === 429 ? S.too_many : message);
+      throw new Error(message);
+    }
+    if (answer && answer.state) { state = answer.state; render(); }
+    return answer;
+  }
+  // one write at a time, in the order the player tapped (each needs the previous one's token)
+  function post(path, data) {
+    const key = randomKey();
+    const run = () => send(path, data, key, true);
+    const done = queue.then(run, run);
+    queue = done.catch(() => null);
+    return done;
+  }
+  window.companionPost = post;
+
+  // --- messages to the player ---------------------------------------------------------------------
+  let toastTimer = null;
+  function toast(text, undoTarget) {
+    const box = $("#toast");
+    if (!box) return;
+    box.replaceChildren(el("span", { text }));
+    if (undoTarget && canWrite) {
+      box.append(el("button", { type: "button", class: "link-button", text: S.undo,
+        onclick: () => { post("/api/undo", { target: undoTarget }).catch(() => null); box.hidden = true; } }));
+    }
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+  function showError(message) {
+    const box = $("#errors");
+    if (!box) return;
+    box.replaceChildren(el("p", { class: "error", text: `${S.error}: ${message}` }));
+    setTimeout(() => box.replaceChildren(), 10000);
+  }
+  function showWarning(w) {
+    const box = $("#warnings");
+    if (!box) return;
+    const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning + ": " }), w.message || w.code);
+    box.prepend(item);
+    while (box.children.length > 3) box.lastChild.remove();
+    setTimeout(() => item.remove(), 30000);
+  }
+  function describeEvent(ev) {
+    if (!ev || !state) return null;
+    const name = (i) => (i === null || i === undefined ? "" : state.players[i]);
+    switch (ev.type) {
+      case "hand_won":
+        return ev.discarder === undefined || ev.discarder === null
+          ? fmt(S.won, { winner: name(ev.winner) }) + ` (${S.self_drawn})`
+          : fmt(S.won_from, { winner: name(ev.winner), from: name(ev.discarder) });
+      case "hand_drawn": return S.drawn;
+      case "dice": return fmt(S.dice_event, { faces: ev.faces.join(" + ") });
+      case "undo": return S.undone;
+      case "correct": return S.corrected;
+      case "game_started": return fmt(S.started, { variant: state.variant.title });
+      case "wall_broken": return fmt(S.wall_broken, { wind: windName(ev.seat), stack: ev.stack });
+      default: return ev.type;
+    }
+  }
+
+  // --- rendering ---------------------------------------------------------------------------------
+  let drawnFor = state ? state.last_event : null; // the page came with the wall drawn
+  function render() {
+    if (!state) return;
+    const myName = me === null ? null : state.players[me];
+    if (myName) {
+      bind("my-wind", windName(windOf(myName)));
+      bind("my-name", myName);
+      $$('[data-show="i-am-east"]').forEach((n) => { n.hidden = state.dealer !== me; });
+    }
+    bind("variant", state.variant.title);
+    bind("east", `${state.east} (${windName("E")})`);
+    bind("prevalent", windName(state.prevalent));
+    bind("hand", fmt(S.hand, { hand: state.hand }));
+    bind("round", fmt(S.round, { wind: windName(state.prevalent) }) + " · " +
+      fmt(S.round_of, { round: state.round, rounds: state.rounds }));
+    const counter = state.variant.counter;
+    $$('[data-show="counter"]').forEach((n) => { n.hidden = !counter || counter === "none"; });
+    bind("counter-label", S["counter_" + counter] || counter || "");
+    bind("counter", String(state.counter));
+    bind("pot", String(state.pot || 0));
+    $$('[data-show="pot"]').forEach((n) => { n.hidden = !state.pot; });
+    bind("last-dice", state.last_dice ? state.last_dice.join(" + ") : S.no_dice);
+    bind("phase", phaseText());
+    $$('[data-show="over"]').forEach((n) => { n.hidden = !state.game_over; });
+    renderBreakCheck();
+    renderScores();
+    renderRecorder();
+    renderRolls();
+    if (page === "history") renderHistory();
+    if (drawnFor !== state.last_event) { drawnFor = state.last_event; refreshWall(); }
+  }
+  function phaseText() {
+    if (state.game_over) return S.game_over;
+    const t = state.expected_throw;
+    if (t) {
+      const who = t.by ? `${windName(t.by)} · ${state.seats[t.by]}` : null;
+      const text = who ? fmt(S.throw_by, { index: t.index, of: t.of, who }) : fmt(S.throw_unknown, { index: t.index, of: t.of });
+      return t.rethrow && t.rethrow.length ? `${text} — ${S.rethrow}` : text;
+    }
+    if (state.break) return fmt(S.break_at, { wind: windName(state.break.wall), stack: state.break.stack });
+    return S.play;
+  }
+  function renderBreakCheck() {
+    const box = $("#break-check");
+    if (!box) return;
+    const c = state.break_check;
+    box.hidden = !c || c.ok;
+    if (c && !c.ok) {
+      box.textContent = fmt(S.break_wrong, { observed: `${windName(c.observed[0])} ${c.observed[1]}`,
+        expected: `${windName(c.expected[0])} ${c.expected[1]}` });
+    }
+  }
+  function renderScores() {
+    const tbody = $("#scores tbody");
+    if (!tbody) return;
+    const order = ["E", "S", "W", "N"].map((w) => state.players.indexOf(state.seats[w]));
+    tbody.replaceChildren(...order.map((i) => {
+      const name = state.players[i];
+      const w = windOf(name);
+      const row = el("tr", { class: [i === me ? "me" : "", i === state.dealer ? "east" : ""].join(" ").trim() || null },
+        el("td", { class: "wind" }, el("span", { class: "wind-tile", text: windName(w) })),
+        el("th", { scope: "row", text: name + (i === me ? ` (${S.you})` : "") }),
+        el("td", { class: "num", text: String(state.scores[name]) }));
+      return row;
+    }));
+  }
+
+  // two taps: who won (or draw), then from whom (or self-drawn); the value is optional
+  let pickedWinner = null;
+  function renderRecorder() {
+    const box = $("#recorder");
+    if (!box || !canWrite) return;
+    const steps = $("#recorder-steps", box);
+    if (!steps) return;
+    const focusInside = box.contains(document.activeElement);
+    if (state.game_over) { steps.replaceChildren(el("p", { text: S.game_over })); return; }
+    if (pickedWinner === null) {
+      steps.replaceChildren(
+        el("p", { class: "step", id: "step-title", text: S.who_won }),
+        el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
+          ...state.players.map((_, i) => el("button", { type: "button", class: "choice", "data-winner": i,
+            text: seatLabel(i), onclick: () => { pickedWinner = i; renderRecorder(); } })),
+          el("button", { type: "button", class: "choice secondary", "data-winner": "draw", text: S.draw,
+            onclick: () => { pickedWinner = "draw"; renderRecorder(); } })));
+    } else if (pickedWinner === "draw") {
+      const ready = state.variant.counter === "honba";
+      steps.replaceChildren(
+        el("p", { class: "step", id: "step-title", text: S.drawn }),
+        ready ? el("fieldset", { class: "ready" }, el("legend", { text: S.tenpai }),
+          ...state.players.map((name, i) => el("label", {}, el("input", { type: "checkbox", name: "ready", value: i }), " " + name))) : null,
+        el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
+          el("button", { type: "button", class: "choice", "data-confirm": "draw", text: S.confirm_draw, onclick: () => {
+            const readyList = $$('input[name="ready"]:checked', box).map((c) => Number(c.value));
+            record({ result: "draw", ready: readyList });
+          } }),
+          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: () => { pickedWinner = null; renderRecorder(); } })));
+    } else {
+      const winner = pickedWinner;
+      const valueId = "hand-value";
+      steps.replaceChildren(
+        el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
+        el("p", { class: "value" }, el("label", { for: valueId, text: S.value + " " }),
+          el("input", { id: valueId, type: "number", inputmode: "numeric", min: "0", max: "1000000", name: "value" })),
+        el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
+          el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn,
+            onclick: () => record({ result: "win", winner, from: null, value: readValue() }) }),
+          ...state.players.map((_, i) => (i === winner ? null : el("button", { type: "button", class: "choice", "data-from": i,
+            text: seatLabel(i), onclick: () => record({ result: "win", winner, from: i, value: readValue() }) }))),
+          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: () => { pickedWinner = null; renderRecorder(); } })));
+    }
+    if (focusInside) { const first = $("button, input", steps); if (first) first.focus(); }
+  }
+  function readValue() {
+    const v = ($("#hand-value") || {}).value;
+    return v === "" || v === undefined ? null : Number(v);
+  }
+  function record(result) {
+    pickedWinner = null;
+    post("/api/hands", result).then((answer) => {
+      toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
+    }).catch(() => null);
+    renderRecorder();
+  }
+
+  function renderRolls() {
+    const box = $("#rolls");
+    if (!box) return;
+    const rolls = state.unassigned_rolls || [];
+    box.hidden = rolls.length === 0;
+    const list = $("ul", box);
+    const due = Boolean(state.expected_throw);  // a roll can count only while a throw is due
+    list.replaceChildren(...rolls.map((r) => el("li", {}, `${r.faces.join(" + ")} (${r.source}) `,
+      canWrite && due ? el("button", { type: "button", class: "link-button", text: S.assign,
+        onclick: () => post(`/api/rolls/${r.event}/assign`, {}).catch(() => null) }) : null,
+      canWrite ? el("button", { type: "button", class: "link-button", text: S.discard,
+        onclick: () => post(`/api/rolls/${r.event}/discard`, {}).catch(() => null) }) : null)));
+  }
+
+  async function refreshWall() {
+    const box = $("#wall");
+    if (!box) return;
+    try {
+      const resp = await fetch(`/wall.svg?view=${encodeURIComponent(viewWind)}`, { credentials: "same-origin" });
+      if (resp.ok) box.innerHTML = await resp.text(); // our own server's SVG, escaped there
+    } catch (e) { /* the stream's reconnect brings it back */ }
+  }
+
+  function renderLinks() {
+    const list = $("#links");
+    if (list) {
+      list.replaceChildren(...["dice", "camera", "gpio", "vision"].map((name) => {
+        const s = links[name];
+        const ok = s && s.connected;
+        const text = !s ? S.unknown_link : ok ? S.connected : S.disconnected;
+        const detail = s ? [s.kind, s.url, s.firmware, s.errors ? `errors: ${s.errors}` : null].filter(Boolean).join(" · ") : "";
+        return el("li", { class: `link ${!s ? "absent" : ok ? "ok" : "down"}`, "data-link": name },
+          el("strong", { text: `${name}: ` }), text, detail ? el("span", { class: "muted", text: ` ${detail}` }) : null);
+      }));
+    }
+    const cam = $("#camera");
+    if (cam) {
+      const on = links.camera && links.camera.connected;
+      if (on && !$("img", cam)) cam.append(el("img", { src: "/camera/stream.mjpg", alt: S.camera_alt || "camera" }));
+      if (!on) cam.replaceChildren();
+      cam.hidden = !on;
+    }
+  }
+
+  // --- history ---------------------------------------------------------------------------------------
+  let historyFor = null;
+  async function renderHistory() {
+    const list = $("#log");
+    if (!list || historyFor === state.last_event) return;
+    historyFor = state.last_event;
+    let records = [];
+    try { records = await (await fetch("/api/events", { credentials: "same-origin" })).json(); } catch (e) { return; }
+    // the same resolution as the game's fold: an undo cancels its target, an undo of an undo revives it
+    const cancelled = new Set();
+    const corrected = new Map();
+    for (const r of [...records].reverse()) {
+      if (cancelled.has(r.id)) continue;
+      if (r.type === "undo") cancelled.add(r.target);
+      else if (r.type === "correct" && !corrected.has(r.target)) corrected.set(r.target, r.event);
+    }
+    const ignored = new Set((state.ignored || []).map((i) => i.event));
+    const items = records.filter((r) => r.type !== "undo" && r.type !== "correct").reverse();
+    if (!items.length) { list.replaceChildren(el("li", { text: S.nothing_yet })); return; }
+    list.replaceChildren(...items.map((r) => {
+      const shown = corrected.has(r.id) ? { ...corrected.get(r.id) } : r;
+      const off = cancelled.has(r.id);
+      const marks = [off ? S.undone_mark : null, corrected.has(r.id) ? S.corrected : null, ignored.has(r.id) ? S.ignored_mark : null].filter(Boolean);
+      const time = new Date(r.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      const value = shown.value !== undefined && shown.value !== null ? ` · ${S.value} ${shown.value}` : "";
+      const li = el("li", { class: off ? "undone" : null, "data-event": r.id },
+        el("span", { class: "muted", text: `#${r.id} ${time} ` }),
+        el("span", { text: describeEvent(shown) + value }),
+        marks.length ? el("span", { class: "marks", text: ` (${marks.join(", ")})` }) : null);
+      if (canWrite && r.type !== "game_started") {
+        const undoTarget = off ? records.find((u) => u.type === "undo" && u.target === r.id && !cancelled.has(u.id)) : null;
+        li.append(el("button", { type: "button", class: "link-button", "data-action": off ? "redo" : "undo",
+          text: off ? "↺ " + S.undo : S.undo,
+          onclick: () => post("/api/undo", { target: off && undoTarget ? undoTarget.id : r.id }).catch(() => null) }));
+        if (!off && (r.type === "hand_won" || r.type === "hand_drawn")) {
+          li.append(el("button", { type: "button", class: "link-button", "data-action": "correct", text: S.correct,
+            onclick: () => openCorrection(li, r.id, shown) }));
+        }
+      }
+      return li;
+    }));
+  }
+  function openCorrection(li, id, ev) {
+    if ($("form", li)) return;
+    const options = (selected, withNone) => [
+      withNone ? el("option", { value: "", text: S.self_drawn, selected: selected === null || selected === undefined }) : null,
+      ...state.players.map((name, i) => el("option", { value: String(i), text: name, selected: selected === i })),
+    ];
+    const form = el("form", { class: "correct" },
+      el("label", {}, S.who_won + " ", el("select", { name: "winner" },
+        el("option", { value: "draw", text: S.draw, selected: ev.type === "hand_drawn" }), ...options(ev.winner, false))),
+      el("label", {}, S.self_drawn + " / ", el("select", { name: "from" }, ...options(ev.discarder, true))),
+      el("label", {}, S.value + " ", el("input", { type: "number", name: "value", value: ev.value ?? "" })),
+      el("button", { type: "submit", text: S.save }),
+      el("button", { type: "button", class: "secondary", text: S.cancel, onclick: () => form.remove() }));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const f = new FormData(form);
+      const winner = f.get("winner");
+      const data = winner === "draw" ? { result: "draw" } : {
+        result: "win", winner: Number(winner), from: f.get("from") === "" ? null : Number(f.get("from")),
+        value: f.get("value") === "" ? null : Number(f.get("value")) };
+      post(`/api/events/${id}/correct`, data).then(() => form.remove()).catch(() => null);
+    });
+    li.append(form);
+  }
+
+  // --- the live stream --------------------------------------------------------------------------
+  let source = null;
+  let lastId = null;
+  let lastHeard = Date.now();
+  let backoff = 1000;
+  function setConnection(ok) {
+    const c = $("#conn");
+    if (!c) return;
+    c.textContent = ok ? S.live : (navigator.onLine === false ? S.offline : S.reconnecting);
+    c.dataset.state = ok ? "live" : "reconnecting";
+    body.dataset.connection = ok ? "live" : "reconnecting";
+  }
+  function heard(e) {
+    lastHeard = Date.now();
+    if (e && e.lastEventId) lastId = Number(e.lastEventId);
+  }
+  function connect() {
+    if (source) source.close();
+    const url = "/api/stream" + (lastId !== null ? `?last_id=${lastId}` : "");
+    source = new EventSource(url);
+    source.addEventListener("open", () => { backoff = 1000; heard(); setConnection(true); });
+    source.addEventListener("ping", () => heard());
+    source.addEventListener("state", (e) => {
+      heard(e);
+      const msg = JSON.parse(e.data);
+      if (!msg.state) return;
+      const before = state;
+      state = msg.state;
+      if (before && msg.state.game !== before.game && me !== null) { location.reload(); return; }
+      render();
+      if (msg.event && msg.event.type !== "game_started") {
+        const text = describeEvent(msg.event);
+        if (text) toast(text, msg.event.type === "undo" ? null : msg.event.id);
+      }
+    });
+    source.addEventListener("warning", (e) => { heard(e); showWarning(JSON.parse(e.data)); });
+    source.addEventListener("status", (e) => { heard(e); Object.assign(links, JSON.parse(e.data)); renderLinks(); });
+    source.addEventListener("error", () => {
+      setConnection(false);
+      if (source.readyState === EventSource.CLOSED) {  // refused (503, 401) or gone: try again ourselves
+        source.close();
+        setTimeout(connect, backoff);
+        backoff = Math.min(backoff * 2, 15000);
+      }
+    });
+  }
+  // a phone that slept may hold a dead connection: reconnect (with the last id) if nothing was heard
+  setInterval(() => { if (Date.now() - lastHeard > 40000) { setConnection(false); connect(); } }, 10000);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && Date.now() - lastHeard > 20000) connect();
+  });
+  window.addEventListener("online", () => connect());
+
+  // --- small page behaviours --------------------------------------------------------------------
+  function wireForms() {
+    $$("select[data-autosubmit]").forEach((s) => s.addEventListener("change", () => s.form.requestSubmit()));
+    const code = $("#code");
+    const codeFromLink = () => {
+      if (code && location.hash.startsWith("#code=")) {
+        code.value = decodeURIComponent(location.hash.slice(6));
+        history.replaceState(null, "", location.pathname); // the code leaves the address bar at once
+      }
+    };
+    codeFromLink();
+    window.addEventListener("hashchange", codeFromLink); // a join link opened on the join page itself
+    const roll = $("#roll");
+    if (roll) roll.addEventListener("click", () => post("/api/dice/roll", {}).catch(() => null));
+    const dice = $("#dice-form");
+    if (dice) {
+      dice.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const faces = $$("select[name=die]", dice).map((s) => Number(s.value));
+        const cocked = faces.map((f, i) => (f === 0 ? i : -1)).filter((i) => i >= 0);
+        const t = state.expected_throw;
+        // R18: after a cocked throw only the cocked dice are thrown again
+        const sent = t && t.rethrow && t.rethrow.length ? faces.slice(0, t.rethrow.length) : faces;
+        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }).catch(() => null);
+      });
+    }
+    if ("serviceWorker" in navigator && window.isSecureContext) {
+      navigator.serviceWorker.register("/sw.js").catch(() => null);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    wireForms();
+    render();
+    renderLinks();
+    if (page !== "join" && page !== "offline") connect();
+  });
+})();

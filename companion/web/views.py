@@ -1,0 +1,269 @@
+"""The pages: join, seat view (phone), table view (tablet/TV), history, settings; plus the
+wall diagram and QR code as SVG, the PWA manifest and service worker.
+
+Pages are rendered with the state as it is now (embedded as JSON) and then kept live by
+`static/app.js` from the SSE stream; the wall diagram is always drawn here, in Python, from the
+same geometry as the CLI (`wallsvg.py`).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import segno
+from flask import (Blueprint, Response, current_app, redirect, render_template, request, send_from_directory,
+                   session, url_for)
+from flask_babel import gettext as _
+
+from companion.errors import CompanionError
+from companion.rules.seats import WINDS
+from companion.web.access import Viewer
+from companion.web.bodies import JoinBody
+from companion.web.errors import WebError
+from companion.web.guard import (can_read, csrf_token, current_viewer, require_host, require_read, require_write,
+                                 services, shows_code, sign_out, web)
+from companion.web.i18n import LANGUAGES, client_strings, select_locale
+from companion.web.joining import join, take_seat
+from companion.web.wallsvg import legend, wall_svg
+
+views = Blueprint("views", __name__)
+
+
+def join_url(code: str | None = None) -> str:
+    """The link in the QR code: the code rides in the fragment, which browsers never send to a server."""
+    base = public_base_url()
+    return f"{base}/join" + (f"#code={code}" if code else "")
+
+
+def public_base_url() -> str:
+    configured = current_app.config.get("COMPANION_PUBLIC_URL")
+    return (configured or request.host_url).rstrip("/")
+
+
+def page(template: str, **context):
+    """Render a page with what every page needs: the viewer, the state, a CSRF token, the words for the script."""
+    viewer = current_viewer()
+    state = services().table.state
+    status = context.pop("status", 200)
+    context.setdefault("page_name", template.removesuffix(".html"))
+    context.setdefault("viewer_wind", "E")
+    body = render_template(
+        template, viewer=viewer, state=state, state_json=state.to_json() if state else None,
+        csrf=csrf_token(), strings=client_strings(), can_read=can_read(viewer),
+        show_code=shows_code(viewer), **context)
+    return body, status
+
+
+def _viewer_wind(viewer: Viewer) -> str:
+    state = services().table.state
+    if viewer.player is not None and state is not None:
+        return state.seat_wind(viewer.player)
+    return "E"
+
+
+@views.get("/")
+def index():
+    viewer = current_viewer()
+    if viewer.can_write or (viewer.role == "spectator" and can_read(viewer)):
+        return redirect(url_for("views.seat"))
+    return redirect(url_for("views.join_page"))
+
+
+# --- joining ---------------------------------------------------------------------------------------
+
+@views.get("/join")
+def join_page():
+    return page("join.html")
+
+
+@views.post("/join")
+def join_form():
+    form = request.form
+    player = form.get("player") or None
+    try:
+        join(JoinBody(role=form.get("role", "player"), code=form.get("code", ""),  # type: ignore[arg-type]
+                               player=player, name=form.get("name") or None))
+    except WebError as e:
+        return page("join.html", error=e.message, status=e.status, form=form)
+    except (CompanionError, ValueError) as e:
+        return page("join.html", error=str(e), status=400, form=form)
+    # after joining, nothing secret is in the address: the page is plain /seat
+    return redirect(url_for("views.seat"), 303)
+
+
+@views.post("/seat")
+def seat_form():
+    require_write()
+    try:
+        take_seat(request.form.get("player", ""), request.form.get("name") or None)
+    except WebError as e:
+        return page("seat.html", error=e.message, status=e.status, viewer_wind=_viewer_wind(current_viewer()))
+    return redirect(url_for("views.seat"), 303)
+
+
+@views.post("/leave")
+def leave():
+    lang = session.get("lang")
+    sign_out()
+    if lang:
+        session["lang"] = lang
+    return redirect(url_for("views.join_page"), 303)
+
+
+@views.post("/lang")
+def set_language():
+    lang = request.form.get("lang", "")
+    if lang not in LANGUAGES:
+        raise WebError(400, "bad_request", _("Unknown language."))
+    session["lang"] = lang
+    return redirect(_local_path(request.form.get("next")) or url_for("views.index"), 303)
+
+
+def _local_path(target: str | None) -> str | None:
+    """Only a path on this server (no open redirect)."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return None
+    return target
+
+
+# --- the views -----------------------------------------------------------------------------------
+
+def _readable_page(template: str, **context):
+    viewer = current_viewer()
+    if not can_read(viewer):
+        return redirect(url_for("views.join_page"))
+    return page(template, **context)
+
+
+@views.get("/seat")
+def seat():
+    viewer = current_viewer()
+    if not can_read(viewer):
+        return redirect(url_for("views.join_page"))
+    wind = request.args.get("view") if viewer.player is None else None
+    wind = wind if wind in WINDS else _viewer_wind(viewer)
+    state = services().table.state
+    return page("seat.html", viewer_wind=wind,
+                wall=wall_svg(state, wind, you=viewer.player) if state else "", legend=legend())
+
+
+@views.get("/table")
+def table_view():
+    viewer = current_viewer()
+    if not can_read(viewer):
+        return redirect(url_for("views.join_page"))
+    wind = request.args.get("view", "E")
+    wind = wind if wind in WINDS else "E"
+    state = services().table.state
+    dice = services().find("dice")
+    return page("table.html", viewer_wind=wind, wall=wall_svg(state, wind) if state else "", legend=legend(),
+                can_roll=callable(getattr(dice, "press_roll", None)),
+                table_code=web().access.table_code if shows_code(viewer) else None,
+                join_link=join_url() if shows_code(viewer) else None)
+
+
+@views.get("/history")
+def history():
+    return _readable_page("history.html")
+
+
+@views.get("/settings")
+def settings_page():
+    viewer = current_viewer()
+    from companion.web.api import list_variants
+    return page("settings.html", variants=list_variants() if viewer.is_host else [],
+                table_code=web().access.table_code if shows_code(viewer) else None,
+                host_code_hint=viewer.is_host)
+
+
+@views.post("/settings/game")
+def new_game_form():
+    require_host()
+    from companion.web.api import list_variants, start_new_game
+    players = [request.form.get(f"player{i}", "") for i in range(4)]
+    try:
+        start_new_game(request.form.get("variant", ""), players)
+    except (WebError, CompanionError) as e:
+        message = e.message if isinstance(e, WebError) else str(e)
+        return page("settings.html", variants=list_variants(), error=message, status=400,
+                    table_code=web().access.table_code, host_code_hint=True)
+    return redirect(url_for("views.seat"), 303)
+
+
+@views.post("/settings/code")
+def new_code_form():
+    require_host()
+    try:
+        web().access.new_table_code()
+    except CompanionError as e:
+        raise WebError(409, "refused", str(e)) from None
+    return redirect(url_for("views.settings_page"), 303)
+
+
+# --- pictures ----------------------------------------------------------------------------------------
+
+@views.get("/wall.svg")
+def wall():
+    """The wall diagram from `view`'s seat (default: this phone's own seat)."""
+    viewer = require_read()
+    state = services().table.require_state()
+    wind = request.args.get("view") or _viewer_wind(viewer)
+    if wind not in WINDS:
+        raise WebError(400, "bad_request", _("view must be one of E, S, W, N"))
+    return Response(str(wall_svg(state, wind, you=viewer.player)), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
+
+
+@views.get("/qr.svg")
+def qr():
+    """The join QR code (link with the table code), only where the code may be shown."""
+    if not shows_code(current_viewer()):
+        raise WebError(403, "forbidden", _("Only players at the table can see the table code."))
+    out = io.BytesIO()
+    segno.make(join_url(web().access.table_code), error="m").save(
+        out, kind="svg", scale=6, border=2, title=_("Scan to join the table"), svgclass="qr", lineclass=None)
+    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+# --- the installable app -------------------------------------------------------------------------
+
+@views.get("/manifest.webmanifest")
+def manifest():
+    data = {
+        "name": _("Mahjong table companion"),
+        "short_name": _("Mahjong"),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "orientation": "any",
+        "background_color": "#ffffff",
+        "theme_color": "#0b5394",
+        "lang": select_locale(),
+        "icons": [
+            {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
+            {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+            {"src": "/static/icons/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
+        ],
+    }
+    resp = current_app.response_class(current_app.json.dumps(data), mimetype="application/manifest+json")
+    return resp
+
+
+@views.get("/sw.js")
+def service_worker():
+    """Served from the root so that it controls every page (a worker's scope is its own folder)."""
+    resp = send_from_directory(Path(current_app.root_path) / "static", "sw.js", mimetype="text/javascript")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["Service-Worker-Allowed"] = "/"
+    return resp
+
+
+@views.get("/offline")
+def offline():
+    """The shell the service worker keeps for when the companion cannot be reached."""
+    return render_template("offline.html", strings=client_strings())

@@ -1,0 +1,205 @@
+"""The dashboard in a real Chromium: join by code, two phones live, undo, language, refusals, screenshots."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from companion.game.events import DiceThrown
+
+from browser_codes import HOST_CODE, TABLE_CODE
+
+pytestmark = pytest.mark.browser
+
+
+def wait(browser, timeout: float = 5.0) -> WebDriverWait:
+    return WebDriverWait(browser.driver, timeout, poll_frequency=0.02)
+
+
+def css(browser, selector: str):
+    return browser.find_element(By.CSS_SELECTOR, selector)
+
+
+def join(browser, base: str, *, seat: int | None = None, code: str = TABLE_CODE, role: str = "player",
+         name: str | None = None) -> None:
+    """As a player does it: open the QR link (the code rides in the fragment), pick a seat, join."""
+    browser.get(f"{base}/join#code={code}" if code else f"{base}/join")
+    wait(browser).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    css(browser, f'input[name="role"][value="{role}"]').click()
+    if seat is not None:
+        css(browser, f'input[name="player"][value="{seat}"]').click()
+    if name:
+        css(browser, "#name").send_keys(name)
+    css(browser, "form.join button[type=submit]").click()
+    # the answer is a new page: the seat view, or the join page again with the reason
+    wait(browser).until(lambda d: not d.current_url.startswith(f"{base}/join")
+                        or d.find_elements(By.CSS_SELECTOR, "#errors .error"))
+
+
+def wait_live(browser) -> None:
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, '#conn[data-state="live"]')))
+
+
+def no_horizontal_scroll(browser) -> bool:
+    return browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+
+
+def post_from_page(browser, path: str, body: dict) -> int:
+    """A write from inside the page, with the page's own CSRF token (what a tampered page could try)."""
+    return browser.execute_async_script("""
+        const [path, body, done] = arguments;
+        const token = document.querySelector('meta[name="csrf-token"]').content;
+        fetch(path, {method: "POST", headers: {"Content-Type": "application/json", "X-CSRF-Token": token},
+                     body: JSON.stringify(body)}).then(r => done(r.status), () => done(-1));
+    """, path, body)
+
+
+def test_two_phones_join_by_code_see_each_others_result_within_a_second_and_undo(live, browsers):
+    services, base = live
+    ann, bob = browsers(), browsers()
+    join(ann, base, seat=0)
+    join(bob, base, seat=1)
+    for phone in (ann, bob):
+        wait(phone).until(EC.url_to_be(f"{base}/seat"))  # no code in the address after joining
+        wait_live(phone)
+    assert css(ann, '[data-bind="my-wind"]').text == "East"
+    assert css(bob, '[data-bind="my-wind"]').text == "South"
+
+    # Ann records in two taps: Bob won, from Ann (with the optional hand value typed in between)
+    css(ann, 'button[data-winner="1"]').click()
+    css(ann, "#hand-value").send_keys("24")
+    start = time.monotonic()
+    css(ann, 'button[data-from="0"]').click()
+    wait(bob, 1.0).until(EC.text_to_be_present_in_element((By.ID, "toast"), "Bob won from Ann"))
+    seen_after = time.monotonic() - start
+    assert seen_after < 1.0
+    bob_row = css(bob, "#scores tr.me td.num").text
+    assert int(bob_row) > 0
+    assert services.table.state.history[-1]["winner"] == "Bob"
+
+    # Bob takes it back from his toast; Ann's phone follows
+    css(bob, "#toast button").click()
+    wait(ann, 2.0).until(lambda d: services.table.state.history == [])
+    wait(ann, 2.0).until(lambda d: all(td.text == "0" for td in d.find_elements(By.CSS_SELECTOR, "#scores td.num")))
+
+    # and from the history view: record, then undo there
+    css(bob, 'button[data-winner="1"]').click()
+    css(bob, 'button[data-from="self"]').click()
+    wait(bob).until(lambda d: len(services.table.state.history) == 1)
+    ann.get(f"{base}/history")
+    wait(ann).until(EC.presence_of_element_located((By.CSS_SELECTOR, '#log button[data-action="undo"]')))
+    css(ann, '#log li[data-event] button[data-action="undo"]').click()
+    wait(ann).until(lambda d: services.table.state.history == [])
+    wait(ann).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#log li.undone")))
+
+
+def test_language_switch_and_browser_language(live, browsers):
+    services, base = live
+    czech = browsers(lang="cs-CZ")
+    czech.accept_language("cs-CZ,cs;q=0.9")
+    czech.get(f"{base}/join")
+    assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "cs"
+    assert css(czech, "h1").text == "Připojit se ke stolu"
+    join(czech, base, seat=2)
+    wait_live(czech)
+    Select(css(czech, "#lang")).select_by_value("de")  # the switch submits itself
+    wait(czech).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de")
+    assert css(czech, '[data-bind="my-wind"]').text == "West"
+    assert "Spiel vorbei? Eintragen" in css(czech, "#recorder").text
+    assert css(czech, ".tabs").text.split() == ["Platz", "Tisch", "Verlauf", "Einstellungen"]
+    czech.get(f"{base}/seat")  # the choice sticks, whatever the browser asks for
+    assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de"
+
+
+def test_a_wrong_code_is_refused(live, browsers):
+    services, base = live
+    before = len(services.table.records())
+    stranger = browsers()
+    join(stranger, base, seat=0, code="WRONG9")
+    wait(stranger).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#errors .error")))
+    assert "not this table's code" in css(stranger, "#errors").text
+    assert stranger.current_url.startswith(f"{base}/join")
+    assert stranger.find_elements(By.ID, "recorder") == []
+    stranger.get(f"{base}/seat")
+    assert stranger.current_url == f"{base}/seat" and stranger.find_elements(By.ID, "recorder") == []
+    assert post_from_page(stranger, "/api/hands", {"result": "draw"}) == 401
+    assert len(services.table.records()) == before
+
+
+def test_a_spectator_watches_live_but_cannot_write(live, browsers):
+    services, base = live
+    watcher = browsers()
+    join(watcher, base, code="", role="spectator")
+    wait(watcher).until(EC.url_to_be(f"{base}/seat"))
+    wait_live(watcher)
+    assert watcher.find_elements(By.ID, "recorder") == []
+    before = len(services.table.records())
+    assert post_from_page(watcher, "/api/hands", {"result": "draw"}) == 403
+    assert post_from_page(watcher, "/api/undo", {}) == 403
+    assert len(services.table.records()) == before
+    services.table.record(DiceThrown(faces=[3, 4], source="sim"))  # the table moves on: the spectator sees it
+    wait(watcher, 2.0).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, '[data-bind="last-dice"]'), "3 + 4"))
+
+
+def test_screenshots_and_small_screens(live, browsers):
+    services, base = live
+    phone, tablet = browsers(), browsers()
+    join(phone, base, seat=1, name=None)
+    wait_live(phone)
+    host = browsers()
+    join(host, base, code=HOST_CODE, role="host", seat=0)
+    wait_live(host)
+    services.table.record(DiceThrown(faces=[3, 4], source="sim"))
+    services.table.record(DiceThrown(faces=[5, 6], source="sim"))
+    services.hub.set_status("dice", {"kind": "sim", "url": "sim", "connected": True})
+    services.hub.warn("wrong_break", "The break should be at West's 18th stack — you broke at the 17th.")
+    wait(phone, 3).until(lambda d: "stack gap" in d.find_element(By.ID, "wall").get_attribute("innerHTML"))
+    wait(phone).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#warnings .warning")))
+    # the seat view from South: South's wall along the bottom
+    assert "South · Bob (you)" in css(phone, "#wall title").get_attribute("textContent") + css(phone, "#wall").text
+
+    # one-handed on a 360 px phone, and at 200 % zoom (the same page in half the CSS pixels)
+    assert no_horizontal_scroll(phone)
+    full = phone.execute_script("return document.documentElement.scrollHeight")
+    phone.size(360, min(full, 2400))
+    phone.shot("seat-phone")
+    phone.size(180, 740)
+    assert no_horizontal_scroll(phone)
+    phone.size(360, 740)
+
+    # accessible names: every control has a label or text, the picture a title and description
+    unnamed = phone.execute_script("""
+        const bad = [];
+        for (const el of document.querySelectorAll('input:not([type=hidden]), select, button')) {
+          const named = (el.labels && el.labels.length) || el.getAttribute('aria-label') || el.textContent.trim();
+          if (!named) bad.push(el.outerHTML.slice(0, 80));
+        }
+        return bad;""")
+    assert unnamed == []
+    assert css(phone, "#wall svg").get_attribute("aria-labelledby") == "wall-title wall-desc"
+
+    join(tablet, base, seat=2)
+    tablet.get(f"{base}/table")
+    tablet.size(1280, 800, mobile=False)
+    wait_live(tablet)
+    wait(tablet).until(EC.text_to_be_present_in_element((By.ID, "links"), "connected"))
+    assert css(tablet, "#table-code").text == TABLE_CODE  # players see the code to invite others
+    assert no_horizontal_scroll(tablet)
+    tablet.shot("table-tablet")
+    tablet.size(800, 1280, mobile=True)
+    tablet.get(f"{base}/seat")
+    wait_live(tablet)
+    tablet.shot("seat-tablet")
+    phone.get(f"{base}/table")
+    wait_live(phone)
+    assert no_horizontal_scroll(phone)
+    phone.shot("table-phone")
+    host.get(f"{base}/settings")
+    assert host.find_elements(By.ID, "variant")  # the host may start a new game
+    phone.get(f"{base}/settings")
+    assert phone.find_elements(By.ID, "variant") == []

@@ -1,0 +1,361 @@
+"""The JSON API and the pages through Flask's test client: roles, CSRF, bad requests, results, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from companion.config import load_settings
+from companion.services import build_services
+from companion.web import create_app
+
+TABLE_CODE = "TABLE2"
+HOST_CODE = "HOSTCODE9"
+
+
+def make_app(tmp_path: Path, dice: dict | None = None, **server):
+    settings = load_settings(env={}, overrides={
+        "data_dir": str(tmp_path), "server": {"table_code": TABLE_CODE, "host_code": HOST_CODE, **server},
+        **({"dice": dice} if dice else {})})
+    services = build_services(settings)
+    return create_app(services), services
+
+
+@pytest.fixture
+def app(tmp_path):
+    app, services = make_app(tmp_path)
+    yield app
+    services.stop()
+
+
+class Phone:
+    """A browser-like client: keeps its cookie and the latest single-use CSRF token."""
+
+    def __init__(self, app, address: str = "192.0.2.10") -> None:
+        self.c = app.test_client()
+        self.address = address
+        self.token = None
+
+    def get(self, path, **kw):
+        return self.c.get(path, environ_base={"REMOTE_ADDR": self.address}, **kw)
+
+    def post(self, path, json=None, *, token=None, headers=None, **kw):
+        if token is None:
+            token = self.token or self.get("/api/session").json["csrf_token"]
+        h = {"X-CSRF-Token": token, **(headers or {})}
+        r = self.c.post(path, json=json, headers=h, environ_base={"REMOTE_ADDR": self.address}, **kw)
+        self.token = r.headers.get("X-CSRF-Token", self.token)
+        return r
+
+    def join(self, code=TABLE_CODE, role="player", player=None, name=None):
+        body = {"code": code, "role": role}
+        if player is not None:
+            body["player"] = player
+        if name is not None:
+            body["name"] = name
+        return self.post("/api/join", body)
+
+
+def events(app) -> int:
+    return len(app.extensions["companion"].table.records())
+
+
+# --- joining and roles ---------------------------------------------------------------------------
+
+def test_join_with_the_code_gives_a_player_session_in_a_seat(app):
+    phone = Phone(app)
+    r = phone.join(code="table-2", player="S")  # any case, dashes allowed; a seat by wind
+    assert r.status_code == 200
+    assert r.json["role"] == "player" and r.json["player"] == 1 and r.json["name"] == "South"
+    assert "HttpOnly" in r.headers["Set-Cookie"] and "SameSite=Lax" in r.headers["Set-Cookie"]
+    assert TABLE_CODE not in r.headers["Set-Cookie"]
+
+
+def test_wrong_code_is_refused_and_changes_nothing(app):
+    phone = Phone(app)
+    before = events(app)
+    r = phone.join(code="WRONG1")
+    assert r.status_code == 403 and r.json["error"]["code"] == "wrong_code"
+    assert phone.get("/api/session").json["role"] == "anonymous"
+    assert phone.post("/api/hands", {"result": "draw"}).status_code == 401
+    assert events(app) == before
+
+
+def test_wrong_codes_are_rate_limited_per_address(app):
+    phone = Phone(app, "192.0.2.20")
+    for _ in range(5):
+        assert phone.join(code="NOPE00").status_code == 403
+    r = phone.join(code=TABLE_CODE)  # even the right code waits now
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+    assert r.json["error"]["code"] == "too_many_attempts"
+    assert Phone(app, "192.0.2.21").join().status_code == 200  # another address is not punished
+
+
+def test_spectator_can_watch_but_not_write(app):
+    phone = Phone(app)
+    assert phone.join(code="", role="spectator").json["role"] == "spectator"
+    assert phone.get("/api/state").status_code == 200
+    before = events(app)
+    for path, body in [("/api/hands", {"result": "draw"}), ("/api/undo", {}), ("/api/dice", {"faces": [3, 4]})]:
+        r = phone.post(path, body)
+        assert r.status_code == 403 and r.json["error"]["code"] == "read_only"
+    assert events(app) == before
+
+
+def test_reads_can_require_the_code(tmp_path):
+    app, services = make_app(tmp_path, require_code_for_reads=True)
+    try:
+        anon = Phone(app)
+        assert anon.get("/api/state").status_code == 401
+        assert anon.get("/api/stream").status_code == 401
+        assert anon.get("/seat").status_code == 302
+        assert anon.join(code="", role="spectator").status_code == 403
+        spectator = Phone(app)
+        assert spectator.join(code=TABLE_CODE, role="spectator").status_code == 200
+        assert spectator.get("/api/state").status_code == 200
+    finally:
+        services.stop()
+
+
+def test_host_only_actions(app):
+    player, host = Phone(app), Phone(app)
+    player.join()
+    assert host.join(code=HOST_CODE, role="host").json["is_host"] is True
+    body = {"variant": "riichi", "players": ["Ann", "Bob", "Cat", "Dan"]}
+    assert player.post("/api/games", body).status_code == 403
+    r = host.post("/api/games", body)
+    assert r.status_code == 201 and r.json["state"]["variant"]["name"] == "riichi"
+    assert r.json["state"]["players"] == ["Ann", "Bob", "Cat", "Dan"]
+    # a path instead of a name is never loaded from a request
+    assert host.post("/api/games", {**body, "variant": "../../etc/passwd"}).status_code == 400
+
+
+def test_new_table_code_when_not_configured(tmp_path):
+    app, services = make_app(tmp_path, table_code="")
+    try:
+        access = app.extensions["companion_web"].access
+        player, host = Phone(app), Phone(app)
+        assert player.join(code=access.table_code, player=0).status_code == 200
+        host.join(code=HOST_CODE, role="host")
+        old = access.table_code
+        new = host.post("/api/table-code").json["code"]
+        assert new != old and access.table_code == new
+        assert player.get("/api/session").json["role"] == "anonymous"
+        assert player.post("/api/hands", {"result": "draw"}).status_code == 401
+        assert Phone(app).join(code=old).status_code == 403
+    finally:
+        services.stop()
+
+
+def test_configured_table_code_cannot_be_replaced_from_a_phone(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    r = host.post("/api/table-code")
+    assert r.status_code == 409
+
+
+def test_names_change_only_before_the_first_hand(app):
+    ann = Phone(app)
+    r = ann.join(player=0, name="Ann")
+    assert r.json["name"] == "Ann"
+    bob = Phone(app)
+    bob.join(player=1, name="Bob")
+    assert ann.get("/api/session").json["name"] == "Ann"  # still in her seat after Bob's rename
+    assert bob.post("/api/hands", {"result": "win", "winner": "Bob"}).status_code == 201
+    r = Phone(app).join(player=2, name="Cat")
+    assert r.status_code == 409 and r.json["error"]["code"] == "game_under_way"
+
+
+# --- results, undo, correct --------------------------------------------------------------------
+
+def test_record_win_undo_and_correct(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    r = phone.post("/api/hands", {"result": "win", "winner": "W", "from": "S", "value": 24})
+    assert r.status_code == 201
+    won = r.json["record"]
+    assert won["type"] == "hand_won" and won["winner"] == 2 and won["discarder"] == 1
+    assert r.json["state"]["history"][-1]["winner"] == "West"
+    assert r.json["state"]["scores"]["West"] > 0
+
+    r = phone.post(f"/api/events/{won['id']}/correct", {"result": "win", "winner": "West", "value": 16})
+    assert r.status_code == 201
+    last = r.json["state"]["history"][-1]
+    assert last["from"] is None and last["value"] == 16
+
+    r = phone.post("/api/undo", {})
+    assert r.status_code == 201 and r.json["state"]["history"] == []
+    assert phone.post("/api/undo", {"target": 999}).status_code == 409
+
+
+def test_idempotency_key_records_once(app):
+    phone = Phone(app)
+    phone.join()
+    key = {"Idempotency-Key": "tap-123456789"}
+    first = phone.post("/api/hands", {"result": "draw"}, headers=key)
+    second = phone.post("/api/hands", {"result": "draw"}, headers=key)
+    assert first.status_code == second.status_code == 201
+    assert first.json["record"]["id"] == second.json["record"]["id"]
+    assert len(second.json["state"]["history"]) == 1
+
+
+def test_dice_from_a_phone_break_the_wall_and_unassigned_rolls_can_be_discarded(app):
+    phone = Phone(app)
+    phone.join()
+    assert phone.post("/api/dice", {"faces": [3, 0], "cocked": [1]}).status_code == 201  # R18
+    state = phone.post("/api/dice", {"faces": [4]}).json["state"]
+    assert state["throws"][0]["faces"] == [3, 4]
+    state = phone.post("/api/dice", {"faces": [5, 6]}).json["state"]
+    assert state["break"]["wall"] == "W" and state["break"]["stack"] == 18
+    extra = phone.post("/api/dice", {"faces": [1, 1]}).json
+    roll = extra["state"]["unassigned_rolls"][0]["event"]
+    assert phone.post("/api/rolls/1/discard").status_code == 404
+    r = phone.post(f"/api/rolls/{roll}/discard")
+    assert r.status_code == 201 and r.json["state"]["unassigned_rolls"] == []
+
+
+def test_an_unassigned_roll_counts_as_the_next_throw_once_one_is_due(app):
+    phone = Phone(app)
+    phone.join()
+    phone.post("/api/dice", {"faces": [3, 4]})
+    phone.post("/api/dice", {"faces": [5, 6]})
+    roll = phone.post("/api/dice", {"faces": [2, 2]}).json["state"]["unassigned_rolls"][0]["event"]
+    refused = phone.post(f"/api/rolls/{roll}/assign")
+    assert refused.status_code == 409 and "no throw is due" in refused.json["error"]["message"]
+    phone.post("/api/hands", {"result": "draw"})  # the next hand: East's throw is due (R17)
+    state = phone.post(f"/api/rolls/{roll}/assign").json["state"]
+    assert state["throws"][0]["faces"] == [2, 2] and state["unassigned_rolls"] == []
+    assert phone.post(f"/api/rolls/{roll}/assign").status_code == 404
+
+
+def test_the_roll_button_presses_the_virtual_box_and_a_real_box_says_to_press_its_own(tmp_path):
+    app, services = make_app(tmp_path)  # default settings: the virtual dice box
+    phone = Phone(app)
+    phone.join()
+    assert phone.post("/api/dice/roll").status_code == 202
+    services.stop()
+    app, services = make_app(tmp_path / "real", dice={"url": "loop://"})
+    phone = Phone(app)
+    phone.join()
+    r = phone.post("/api/dice/roll")
+    assert 400 <= r.status_code < 500 and "ROLL button on the box" in r.json["error"]["message"]
+    services.stop()
+
+
+# --- bad requests change nothing ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, status, code", [
+    ({"data": b"{not json", "content_type": "application/json"}, 400, "malformed_json"),
+    ({"data": b"result=draw", "content_type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"),
+    ({"json": {"result": "maybe"}}, 400, "bad_request"),
+    ({"json": {"result": "win"}}, 400, "bad_request"),
+    ({"json": {"result": "win", "winner": "Zed"}}, 400, "unknown_player"),
+    ({"json": {"result": "win", "winner": 7}}, 400, "unknown_player"),
+    ({"json": {"result": "win", "winner": 0, "from": 0}}, 409, "refused"),
+    ({"json": {"result": "draw", "extra": 1}}, 400, "bad_request"),
+    ({"data": b'{"result": "draw", "pad": "' + b"x" * 70_000 + b'"}', "content_type": "application/json"}, 413, "too_large"),
+])
+def test_bad_requests_get_clear_errors_and_change_nothing(app, kwargs, status, code):
+    phone = Phone(app)
+    phone.join()
+    before = events(app)
+    token = phone.token
+    r = phone.c.post("/api/hands", headers={"X-CSRF-Token": token}, environ_base={"REMOTE_ADDR": phone.address}, **kwargs)
+    assert r.status_code == status, r.data
+    assert r.json["error"]["code"] == code and r.json["error"]["message"]
+    assert events(app) == before
+
+
+def test_unknown_seat_at_join_is_refused(app):
+    phone = Phone(app)
+    r = phone.join(player="X")
+    assert r.status_code == 400 and r.json["error"]["code"] == "unknown_player"
+    r = phone.post("/api/seat", {"player": 9})
+    assert r.status_code == 400
+
+
+def test_csrf_token_is_single_use_and_bound_to_the_session(app):
+    phone, other = Phone(app), Phone(app)
+    phone.join()
+    other.join()
+    before = events(app)
+    token = phone.token
+    assert phone.post("/api/hands", {"result": "draw"}, token=token).status_code == 201
+    replay = phone.post("/api/hands", {"result": "draw"}, token=token)
+    assert replay.status_code == 403 and replay.json["error"]["code"] == "csrf"
+    foreign = other.post("/api/hands", {"result": "draw"}, token=phone.token)
+    assert foreign.status_code == 403
+    missing = phone.c.post("/api/hands", json={"result": "draw"}, environ_base={"REMOTE_ADDR": phone.address})
+    assert missing.status_code == 403
+    assert events(app) == before + 1
+
+
+def test_cross_origin_writes_are_refused(app):
+    phone = Phone(app)
+    phone.join()
+    r = phone.post("/api/hands", {"result": "draw"}, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403 and r.json["error"]["code"] == "cross_origin"
+
+
+def test_unknown_api_path_and_method_are_json(app):
+    phone = Phone(app)
+    assert phone.get("/api/nothing").json["error"]["code"] == "not_found"
+    r = phone.get("/api/hands")
+    assert r.status_code == 405 and r.json["error"]["code"] == "method_not_allowed"
+
+
+# --- pages -------------------------------------------------------------------------------------------
+
+def test_pages_render_and_hide_the_code_from_strangers(app):
+    stranger = Phone(app, "192.0.2.50")
+    page = stranger.get("/table").get_data(as_text=True)
+    assert TABLE_CODE not in page
+    assert stranger.get("/qr.svg").status_code == 403
+    assert stranger.get("/api/table-code").status_code == 403
+    local = Phone(app, "127.0.0.1")  # the Pi's own screen
+    assert TABLE_CODE in local.get("/table").get_data(as_text=True)
+    assert local.get("/qr.svg").mimetype == "image/svg+xml"
+    assert local.get("/api/table-code").json["url"].endswith(f"/join#code={TABLE_CODE}")
+    player = Phone(app)
+    player.join(player=0)
+    for path in ["/seat", "/table", "/history", "/settings", "/join", "/offline", "/wall.svg", "/manifest.webmanifest", "/sw.js"]:
+        assert player.get(path).status_code == 200, path
+    headers = player.get("/seat").headers
+    assert headers["X-Frame-Options"] == "DENY" and "default-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_form_join_redirects_to_a_url_without_the_code(app):
+    phone = Phone(app)
+    token = phone.get("/api/session").json["csrf_token"]
+    r = phone.c.post("/join", data={"csrf_token": token, "code": TABLE_CODE, "role": "player", "player": "2"},
+                     environ_base={"REMOTE_ADDR": phone.address})
+    assert r.status_code == 303 and r.headers["Location"] == "/seat"
+    assert "West" in phone.get("/seat").get_data(as_text=True)
+
+
+def test_language_from_accept_language_and_manual_switch(app):
+    phone = Phone(app)
+    assert "Dem Tisch beitreten" in phone.get("/join", headers={"Accept-Language": "de-DE,de;q=0.9"}).get_data(as_text=True)
+    token = phone.get("/api/session").json["csrf_token"]
+    r = phone.c.post("/lang", data={"csrf_token": token, "lang": "cs", "next": "https://evil.example/"},
+                     environ_base={"REMOTE_ADDR": phone.address})
+    assert r.status_code == 303 and r.headers["Location"] == "/"  # no open redirect
+    page = phone.get("/join", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert 'lang="cs"' in page and "Připojit se ke stolu" in page
+
+
+def test_openapi_documents_every_api_route(app):
+    from openapi_spec_validator import validate
+
+    spec = yaml.safe_load((Path(app.root_path) / "static" / "openapi.yaml").read_text())
+    validate(spec)
+    documented = {(path, method) for path, ops in spec["paths"].items() for method in ops if method != "parameters"}
+    routes = set()
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/"):
+            path = rule.rule.replace("<int:", "{").replace(">", "}")
+            for m in rule.methods - {"HEAD", "OPTIONS"}:
+                routes.add((path.replace("{event_id}", "{id}"), m.lower()))
+    assert routes == documented

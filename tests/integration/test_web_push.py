@@ -1,0 +1,155 @@
+"""Live updates over a real waitress server: snapshot, push, resume by last id, warnings, limits."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from companion.config import load_settings
+from companion.services import build_services
+from companion.web import create_app
+from companion.web.client import DashboardClient
+from companion.web.server import WebServer
+
+CODE = "PUSH22"
+
+
+@pytest.fixture
+def server(tmp_path):
+    settings = load_settings(env={}, overrides={
+        "data_dir": str(tmp_path), "server": {"host": "127.0.0.1", "port": 0, "table_code": CODE, "threads": 10}})
+    services = build_services(settings)
+    web = WebServer(create_app(services), "127.0.0.1", 0, threads=settings.server.threads)
+    services.add(web)
+    services.start()
+    yield services, f"http://127.0.0.1:{web.port}"
+    services.stop()
+
+
+def read_until(stream, predicate, timeout=5.0):
+    """Events from `stream` until one satisfies `predicate` (read in a thread, bounded in time)."""
+    seen, found = [], threading.Event()
+
+    def reader():
+        for ev in stream:
+            seen.append(ev)
+            if predicate(ev):
+                found.set()
+                return
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    assert found.wait(timeout), f"not seen in {timeout}s: {[(e.event, e.id) for e in seen]}"
+    return seen
+
+
+def test_stream_starts_with_the_whole_state_and_pushes_each_result(server):
+    services, base = server
+    phone = DashboardClient(base)
+    stream = phone.stream().open()
+    try:
+        first = read_until(stream, lambda e: e.event == "state")
+        assert first[-1].data["state"]["game"] == services.table.state.game
+        player = DashboardClient(base)
+        player.join(CODE)
+        start = time.monotonic()
+        record = player.post("/api/hands", {"result": "win", "winner": "S", "from": "E"}).data["record"]
+        seen = read_until(stream, lambda e: e.event == "state" and (e.data.get("event") or {}).get("id") == record["id"])
+        assert time.monotonic() - start < 2.0
+        assert seen[-1].data["state"]["history"][-1]["winner"] == "South"
+    finally:
+        stream.close()
+
+
+def test_resume_from_last_id_gets_what_was_missed(server):
+    services, base = server
+    player = DashboardClient(base)
+    player.join(CODE)
+    phone = DashboardClient(base)
+    stream = phone.stream().open()
+    read_until(stream, lambda e: e.event == "state")
+    stream.close()
+    last = stream.last_id
+    services.hub.warn("rethrow", "throw the cocked die again")
+    r1 = player.post("/api/hands", {"result": "draw"}).data["record"]["id"]
+    r2 = player.post("/api/hands", {"result": "draw"}).data["record"]["id"]
+    resumed = phone.stream(last).open()
+    try:
+        seen = read_until(resumed, lambda e: e.event == "state")
+        kinds = [e.event for e in seen]
+        assert "warning" in kinds  # warnings missed while asleep arrive too
+        assert seen[-1].data["event"]["id"] == r2  # only the latest full state, not every one
+        assert all((e.data.get("event") or {}).get("id") != r1 for e in seen if e.event == "state")
+    finally:
+        resumed.close()
+
+
+def test_resume_from_an_unknown_id_gets_the_whole_state(server):
+    services, base = server
+    stream = DashboardClient(base).stream(last_id=10**9).open()  # e.g. an id from before a restart
+    try:
+        seen = read_until(stream, lambda e: e.event == "state")
+        assert seen[-1].data["event"] is None and seen[-1].data["state"]["game"] == services.table.state.game
+    finally:
+        stream.close()
+
+
+def test_warnings_and_link_status_reach_every_phone(server):
+    services, base = server
+    phones = [DashboardClient(base).stream().open() for _ in range(3)]
+    try:
+        for s in phones:
+            read_until(s, lambda e: e.event == "state")
+        services.hub.set_status("dice", {"kind": "sim", "connected": True})
+        services.hub.warn("wrong_break", "the break should be at South's 16th stack — you broke at the 15th",
+                          expected=["S", 16], observed=["S", 15])
+        for s in phones:
+            seen = read_until(s, lambda e: e.event == "warning")
+            assert seen[-1].data["code"] == "wrong_break" and "16th" in seen[-1].data["message"]
+            assert any(e.event == "status" and e.data.get("dice", {}).get("connected") for e in seen)
+    finally:
+        for s in phones:
+            s.close()
+
+
+def test_too_many_streams_are_refused_with_retry_after(server):
+    services, base = server
+    limit = services.find("web").app.extensions["companion_web"].broker.max_streams
+    streams = [DashboardClient(base).stream().open() for _ in range(limit)]
+    try:
+        with pytest.raises(ConnectionError, match="503"):
+            DashboardClient(base).stream().open()
+        assert DashboardClient(base).get("/api/state").status == 200  # ordinary requests still served
+    finally:
+        for s in streams:
+            s.close()
+
+
+def test_stopping_the_server_ends_the_streams(tmp_path):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "server": {"table_code": CODE}})
+    services = build_services(settings)
+    web = WebServer(create_app(services), "127.0.0.1", 0, threads=6)
+    services.add(web)
+    services.start()
+    stream = DashboardClient(f"http://127.0.0.1:{web.port}").stream().open(timeout=10)
+    read_until(stream, lambda e: e.event == "state")
+    ended = threading.Event()
+    threading.Thread(target=lambda: (list(stream), ended.set()), daemon=True).start()
+    start = time.monotonic()
+    services.stop()
+    assert ended.wait(5) and time.monotonic() - start < 5
+
+
+def test_a_phone_that_hangs_up_frees_its_stream_within_seconds(server):
+    services, base = server
+    broker = services.find("web").app.extensions["companion_web"].broker
+    stream = DashboardClient(base).stream().open()
+    read_until(stream, lambda e: e.event == "state")
+    assert broker.open_streams == 1
+    stream.close()
+    deadline = time.monotonic() + 5
+    while broker.open_streams and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert broker.open_streams == 0  # long before the 15 s keep-alive would have found out
