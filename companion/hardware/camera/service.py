@@ -25,6 +25,7 @@ import cv2
 
 from companion.hardware.camera.base import CameraError, Frame, FrameSource
 from companion.hub import Hub
+from companion.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class CameraService:
+class CameraService(Worker):
     """Component "camera". Thread-safe; `latest()` may be called from any number of threads."""
 
     name = "camera"
@@ -54,8 +55,8 @@ class CameraService:
         self._cond = threading.Condition()
         self._frame: Frame | None = None
         self._seq = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
+        self.join_timeout = read_timeout + 3
         self._times: deque[float] = deque(maxlen=64)
         self._source: FrameSource | None = None
         self._status: dict[str, Any] = {"kind": None, "source": spec, "connected": False, "error": None,
@@ -97,18 +98,14 @@ class CameraService:
 
     # --- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
-        self._stop.clear()
         self.hub.set_status("camera", self.status())
-        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
-        self._thread.start()
+        super().start()
 
     def stop(self) -> None:
         self._stop.set()
-        with self._cond:
+        with self._cond:  # wake consumers waiting in latest()
             self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout=self.read_timeout + 3)
-            self._thread = None
+        self._join()
         self._close_source()
         self._status.update(connected=False, retry_in=None)
         self.hub.set_status("camera", self.status())

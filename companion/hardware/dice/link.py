@@ -39,6 +39,7 @@ from companion.hardware.dice.protocol import (
 )
 from companion.hardware.dice.rolls import record_roll
 from companion.table import Table
+from companion.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +52,11 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class DiceLink:
+class DiceLink(Worker):
     """Component "dice": reads the box, records its rolls, publishes `hub.status["dice"]`."""
 
     name = "dice"
+    thread_name = "dice-link"
     #: seconds to wait before reopening a port that failed; doubled up to `reconnect_max`
     RECONNECT_MIN = 0.1
     #: how often link status is republished when only `last_heard` changed
@@ -85,8 +87,7 @@ class DiceLink:
         self.reconnect_max = reconnect_max
         self._splitter = LineSplitter()
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self._refused: set[str] = set()
         self._published_at = 0.0
         self._ever_connected = 0
@@ -106,16 +107,8 @@ class DiceLink:
 
     # --- the component -------------------------------------------------------------------------
     def start(self) -> None:
-        self._stop.clear()
         self._publish(force=True)
-        self._thread = threading.Thread(target=self._run, name="dice-link", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        super().start()
 
     def press_roll(self) -> None:
         """Press ROLL on the virtual dice box (the dashboard's demo button); a real box has its own."""

@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Callable
 
 import serial
-
 from dicebox import FW_VERSION
 from dicebox.box import DiceBox
 from dicebox.frame import decode as fw_decode
 from dicebox.frame import encode as fw_encode
 from dicebox.hosthal import HostHal
+
+from companion.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,9 @@ class Transport:
         """The cable is pulled: the host sees the port fail and must reopen it."""
 
 
-class VirtualDiceBox:
+class VirtualDiceBox(Worker):
+    thread_name = "dice-box"
+
     def __init__(self, *, seed: int | None = None, faults: Faults | None = None, roll_ms: int | None = None,
                  storage: dict | None = None, tick_ms: float = 2.0) -> None:
         self.faults = faults or Faults()
@@ -78,8 +81,7 @@ class VirtualDiceBox:
         self._lock = threading.RLock()
         self._transport: Transport | None = None
         self._host_partial = b""
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self._presses = 0
         self._press_until: int | None = None
         self._released_until = 0
@@ -109,17 +111,6 @@ class VirtualDiceBox:
         return f"firmware {FW_VERSION}, boot id {self.boot_id}"
 
     # --- lifecycle ----------------------------------------------------------------------------
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="dice-box", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
@@ -337,7 +328,7 @@ class VirtualPort(Transport):
         self.box.detach(self)
 
 
-class PtyTransport(Transport):
+class PtyTransport(Worker, Transport):
     """The box on a pseudo-terminal: the host opens `path` (or `link`, a symlink kept pointing at
     the current pty) as its serial port. Pulling the cable closes the pty and opens a new one."""
 
@@ -347,17 +338,17 @@ class PtyTransport(Transport):
         self.path = ""
         self._master = self._slave = -1
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     @property
     def url(self) -> str:
         return str(self.link) if self.link else self.path
 
+    thread_name = "dice-pty"
+
     def start(self) -> None:
         self._open()
-        self._thread = threading.Thread(target=self._run, name="dice-pty", daemon=True)
-        self._thread.start()
+        super().start()
 
     def _open(self) -> None:
         import tty
@@ -400,8 +391,7 @@ class PtyTransport(Transport):
     def stop(self) -> None:
         self._stop.set()
         self.box.detach(self)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._join()
         self._close()
         if self.link is not None:
             self.link.unlink(missing_ok=True)
@@ -422,7 +412,7 @@ class PtyTransport(Transport):
                 self.box.from_host(data)
 
 
-class TcpTransport(Transport):
+class TcpTransport(Worker, Transport):
     """The box on a TCP port; the host connects with `socket://host:port`. One host at a time:
     a new connection replaces the old one. Pulling the cable closes the connection."""
 
@@ -432,16 +422,13 @@ class TcpTransport(Transport):
         self.host, self.port = self._server.getsockname()[:2]
         self._client: socket.socket | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     @property
     def url(self) -> str:
         return f"socket://{self.host}:{self.port}"
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="dice-tcp", daemon=True)
-        self._thread.start()
+    thread_name = "dice-tcp"
 
     def deliver(self, data: bytes) -> None:
         with self._lock:
@@ -465,9 +452,7 @@ class TcpTransport(Transport):
             client.close()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        super().stop()
         self.drop()
         self._server.close()
 
