@@ -17,6 +17,8 @@ from companion import __version__
 #: command name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
+    "recognize": "companion.cli.recognize_cmd:recognize",
+    "teach": "companion.cli.teach_cmd:teach",
 }
 
 

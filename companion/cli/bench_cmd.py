@@ -11,6 +11,7 @@ from companion.cli import LazyGroup
 
 #: benchmark name -> "module:attribute" of a click command
 BENCHMARKS: dict[str, str] = {
+    "recognition": "companion.vision.tiles.bench:recognition",
 }
 
 

@@ -1,0 +1,48 @@
+"""Where the recogniser's ONNX files are, and loading them into onnxruntime once.
+
+Lookup order: an explicit folder argument, then $COMPANION_TILE_MODELS, then the files
+shipped inside the package (`companion/vision/tiles/weights/`, installed as package data,
+so a wheel and a source checkout both find them).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from companion.errors import CompanionError
+
+DETECTOR_FILE = "tile_detector.onnx"
+CLASSIFIER_FILE = "tile_classifier.onnx"
+PACKAGED = Path(__file__).resolve().parent / "weights"
+ENV_VAR = "COMPANION_TILE_MODELS"
+
+
+class ModelError(CompanionError, FileNotFoundError):
+    """The tile models are missing or cannot be loaded."""
+
+
+def model_dir(folder: str | os.PathLike | None = None) -> Path:
+    """The folder holding tile_detector.onnx and tile_classifier.onnx."""
+    for cand in (folder, os.environ.get(ENV_VAR), PACKAGED):
+        if cand and (Path(cand) / DETECTOR_FILE).exists() and (Path(cand) / CLASSIFIER_FILE).exists():
+            return Path(cand)
+    where = folder or os.environ.get(ENV_VAR) or PACKAGED
+    raise ModelError(f"tile models not found in {where} (need {DETECTOR_FILE} and {CLASSIFIER_FILE})")
+
+
+def session(path: Path, threads: int | None = None):
+    """An onnxruntime CPU session for one model file."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:  # pragma: no cover - core dependency
+        raise ModelError("onnxruntime is not installed") from exc
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelError(f"cannot load tile model {path}: {exc}") from exc
