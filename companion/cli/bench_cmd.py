@@ -12,6 +12,7 @@ from companion.cli import LazyGroup
 #: benchmark name -> "module:attribute" of a click command
 BENCHMARKS: dict[str, str] = {
     "recognition": "companion.vision.tiles.bench:recognition",
+    "teach": "companion.vision.tiles.bench_teach:teach_bench",
 }
 
 

@@ -23,12 +23,13 @@ class ModelError(CompanionError, FileNotFoundError):
 
 
 def model_dir(folder: str | os.PathLike | None = None) -> Path:
-    """The folder holding tile_detector.onnx and tile_classifier.onnx."""
-    for cand in (folder, os.environ.get(ENV_VAR), PACKAGED):
-        if cand and (Path(cand) / DETECTOR_FILE).exists() and (Path(cand) / CLASSIFIER_FILE).exists():
-            return Path(cand)
+    """The folder holding tile_detector.onnx and tile_classifier.onnx (first found wins:
+    `folder`, then $COMPANION_TILE_MODELS, then the packaged weights)."""
     where = folder or os.environ.get(ENV_VAR) or PACKAGED
-    raise ModelError(f"tile models not found in {where} (need {DETECTOR_FILE} and {CLASSIFIER_FILE})")
+    p = Path(where)
+    if (p / DETECTOR_FILE).is_file() and (p / CLASSIFIER_FILE).is_file():
+        return p
+    raise ModelError(f"tile models not found in {p} (need {DETECTOR_FILE} and {CLASSIFIER_FILE})")
 
 
 def session(path: Path, threads: int | None = None):

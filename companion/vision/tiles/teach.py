@@ -175,17 +175,26 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, k: int, l2: float = 1e-3, step
 
 
 def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
-    """Fit a TaughtSet from layout photos (BGR images) with the recogniser's networks."""
+    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit."""
+    labelled = []
+    for img in images:
+        boxes, _ = recognizer.detect(img)
+        labelled.append((img, boxes, assign_layout(boxes)))
+    return teach_labelled(recognizer, labelled, seed, views)
+
+
+def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
+    """Fit a TaughtSet from (image, boxes, codes) triples whose tiles are already named."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     crops, labels, seen = [], [], set()
-    for img in images:
-        boxes, _ = recognizer.detect(img)
-        names = assign_layout(boxes)
+    for img, boxes, names in labelled:
         for box, code in zip(boxes, names):
             seen.add(code)
-            crops += _views(img, box, rng, views)
+            crops += _views(img, np.asarray(box, np.float32), rng, views)
             labels += [TILE_CODES.index(code)] * views
+    if not crops:
+        raise TeachError("no tiles to learn from")
     codes = [c for c in TILE_CODES if c in seen]
     remap = {TILE_CODES.index(c): i for i, c in enumerate(codes)}
     x = np.stack(crops).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
@@ -193,5 +202,5 @@ def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEW
     y = np.array([remap[c] for c in labels])
     w, b = fit_head(emb, y, len(codes))
     acc = float((np.argmax(emb @ w + b, 1) == y).mean())
-    return TaughtSet(w, b, codes, {"photos": len(images), "tiles": len(codes), "views": len(y),
+    return TaughtSet(w, b, codes, {"photos": len(labelled), "tiles": len(codes), "views": len(y),
                                    "train_accuracy": round(acc, 4), "seconds": round(time.perf_counter() - t0, 1)})
