@@ -1,8 +1,9 @@
 """`companion bench recognition`: our recogniser and the peer on the same photos, one run.
 
 Each recogniser runs in its own fresh Python process (so peak memory is its own), loads
-its model once, recognises one untimed warm-up image, then times every image from file
-path to named boxes (decode included). The parent scores both against the labels
+its model once and recognises one untimed warm-up image. Then the parent hands the same
+image to one and then the other, in turn, so both are timed under the same machine load;
+each times every image from file path to named boxes (decode included). The parent scores both against the labels
 (right = same tile and IoU >= 0.5) and prints a side-by-side table.
 
 The peer is `mahjong-detector` (PyPI, 34 riichi kinds, YOLO in ONNX); install it with the
@@ -16,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,20 +36,18 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _run_ours(paths: list[str], threads: int | None) -> list[dict]:
+def _ours(threads: int | None):
     from companion.vision.tiles.recognizer import TileRecognizer
 
     rec = TileRecognizer(threads=threads, taught=None)
-    rec.recognize_file(paths[0])  # warm-up, untimed
-    out = []
-    for p in paths:
+
+    def once(p):
         tiles, ms = rec.recognize_file(p)
-        out.append({"ms": ms, "boxes": [list(t.box) for t in tiles], "codes": [t.tile for t in tiles],
-                    "scores": [t.score for t in tiles]})
-    return out
+        return [list(t.box) for t in tiles], [t.tile for t in tiles], [t.score for t in tiles], ms
+    return once
 
 
-def _run_peer(paths: list[str], threads: int | None) -> list[dict]:
+def _peer(threads: int | None):
     from PIL import Image
     from mahjong_detector.predict import CLASS_NAMES, predict
     from mahjong_detector.preprocess import preprocess_image
@@ -57,35 +55,55 @@ def _run_peer(paths: list[str], threads: int | None) -> list[dict]:
     def once(p):
         t0 = time.perf_counter()
         img, pad = preprocess_image(Image.open(p))
-        dets = predict(img, pad)
-        return dets, (time.perf_counter() - t0) * 1000.0
-
-    once(paths[0])  # warm-up (loads the model), untimed
-    out = []
-    for p in paths:
-        dets, ms = once(p)
-        out.append({"ms": ms, "boxes": [[d.x1, d.y1, d.x2, d.y2] for d in dets],
-                    "codes": [PEER_NAMES[CLASS_NAMES[d.class_id]] for d in dets],
-                    "scores": [d.confidence for d in dets]})
-    return out
+        dets = predict(img, pad)  # the first call loads the model: the warm-up image absorbs it
+        ms = (time.perf_counter() - t0) * 1000.0
+        return ([[d.x1, d.y1, d.x2, d.y2] for d in dets], [PEER_NAMES[CLASS_NAMES[d.class_id]] for d in dets],
+                [d.confidence for d in dets], ms)
+    return once
 
 
-def worker(which: str, list_file: str, out_file: str, threads: str) -> None:
-    """Entry point of a child process: recognise the listed images, write JSON."""
-    paths = Path(list_file).read_text().splitlines()
-    n = int(threads) or None
-    rows = _run_ours(paths, n) if which == "ours" else _run_peer(paths, n)
-    Path(out_file).write_text(json.dumps({"rows": rows, "peak_rss_mib": _peak_rss_mib()}))
+def worker(which: str, threads: str) -> None:
+    """A child process: read image paths from stdin, answer one JSON line each; "END" -> peak memory."""
+    once = (_ours if which == "ours" else _peer)(int(threads) or None)
+    for line in sys.stdin:
+        path = line.rstrip("\n")
+        if path == "END":
+            print(json.dumps({"peak_rss_mib": _peak_rss_mib()}), flush=True)
+            return
+        boxes, codes, scores, ms = once(path)
+        print(json.dumps({"ms": ms, "boxes": boxes, "codes": codes, "scores": scores}), flush=True)
 
 
-def _spawn(which: str, paths: list[str], threads: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        lst, out = Path(tmp) / "images.txt", Path(tmp) / "out.json"
-        lst.write_text("\n".join(paths))
+class _Child:
+    def __init__(self, which: str, threads: int):
         cmd = [sys.executable, "-c", "import sys; from companion.vision.tiles.bench import worker; worker(*sys.argv[1:])",
-               which, str(lst), str(out), str(threads)]
-        subprocess.run(cmd, check=True)
-        return json.loads(out.read_text())
+               which, str(threads)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(self, line: str) -> dict:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline()
+        if not out:
+            raise RuntimeError("benchmark worker died")
+        return json.loads(out)
+
+
+def _measure(names: list[str], paths: list[str], threads: int) -> dict[str, dict]:
+    """Run the recognisers image by image in turn, so that both see the same machine load."""
+    children = {n: _Child(n, threads) for n in names}
+    for c in children.values():
+        c.ask(paths[0])  # warm-up, untimed
+    rows = {n: [] for n in names}
+    for p in paths:
+        for n, c in children.items():
+            time.sleep(0.05)  # let the other process's idle worker threads stop spinning first
+            rows[n].append(c.ask(p))
+    out = {}
+    for n, c in children.items():
+        out[n] = {"rows": rows[n], **c.ask("END")}
+        c.proc.wait()
+    return out
 
 
 def score(rows: list[dict], truth) -> Score:
@@ -97,13 +115,13 @@ def score(rows: list[dict], truth) -> Score:
 
 
 def table(results: dict[str, dict], truth) -> str:
-    head = f"{"recogniser":<31}{'P':>7}{'R':>7}{'F1':>7}{'all right':>12}{'p50 ms':>9}{'p90 ms':>9}{'peak MiB':>10}"
+    head = f"{'recogniser':<31}{'P':>7}{'R':>7}{'F1':>7}{'all right':>14}{'p50 ms':>9}{'p90 ms':>9}{'peak MiB':>10}"
     lines = [head, "-" * len(head)]
     for name, res in results.items():
         s = score(res["rows"], truth)
         ms = np.array([r["ms"] for r in res["rows"]])
-        lines.append(f"{name:<31}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}"
-                     f"{f'{s.perfect}/{s.images} ({100 * s.perfect_rate:.0f}%)':>12}"
+        right = f"{s.perfect}/{s.images} ({100 * s.perfect_rate:.0f}%)"
+        lines.append(f"{name:<31}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}{right:>14}"
                      f"{np.percentile(ms, 50):>9.1f}{np.percentile(ms, 90):>9.1f}{res['peak_rss_mib']:>10.0f}")
     return "\n".join(lines)
 
@@ -124,13 +142,17 @@ def recognition(data, limit, threads, peer, json_out):
     paths = [str(t.path) for t in truth]
     click.echo(f"{len(paths)} images, {sum(len(t.classes) for t in truth)} tiles from {data}; "
                f"{os.cpu_count()} CPU cores; right = same tile and IoU >= 0.5")
-    results = {"ours (companion)": _spawn("ours", paths, threads)}
+    which = ["ours"]
     if peer:
         if importlib.util.find_spec("mahjong_detector") is None:
             click.echo(f"peer not measured: {PEER} is not installed. Install it for the benchmark with "
                        "pip install 'mahjong-table-companion[bench]' (it is never a run-time dependency).")
         else:
-            results[f"peer ({PEER} 0.0.6)"] = _spawn("peer", paths, threads)
+            which.append("peer")
+    measured = _measure(which, paths, threads)
+    results = {"ours (companion)": measured["ours"]}
+    if "peer" in measured:
+        results[f"peer ({PEER} 0.0.6)"] = measured["peer"]
     click.echo(table(results, truth))
     names = list(results)
     if len(names) == 2:

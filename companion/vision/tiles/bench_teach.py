@@ -71,5 +71,5 @@ def teach_bench(scenes, photos, seed):
     click.echo(head + "\n" + "-" * len(head))
     for k in ("before (shipped)", "after teaching"):
         s = r[k]
-        click.echo(f"{k:<18}{s['precision']:>7.3f}{s['recall']:>7.3f}{s['f1']:>7.3f}"
-                   f"{f'{s['perfect']}/{s['images']}':>12}{s['crop_accuracy']:>10.3f}")
+        right = f"{s['perfect']}/{s['images']}"
+        click.echo(f"{k:<18}{s['precision']:>7.3f}{s['recall']:>7.3f}{s['f1']:>7.3f}{right:>12}{s['crop_accuracy']:>10.3f}")

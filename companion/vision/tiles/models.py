@@ -14,6 +14,7 @@ from companion.errors import CompanionError
 
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
+SETTINGS_FILE = "tile_models.json"
 PACKAGED = Path(__file__).resolve().parent / "weights"
 ENV_VAR = "COMPANION_TILE_MODELS"
 
@@ -30,6 +31,17 @@ def model_dir(folder: str | os.PathLike | None = None) -> Path:
     if (p / DETECTOR_FILE).is_file() and (p / CLASSIFIER_FILE).is_file():
         return p
     raise ModelError(f"tile models not found in {p} (need {DETECTOR_FILE} and {CLASSIFIER_FILE})")
+
+
+def settings(folder: Path) -> dict:
+    """Run-time settings that belong to a model pair (threshold, box-size calibration)."""
+    import json
+
+    p = Path(folder) / SETTINGS_FILE
+    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False}
+    if p.is_file():
+        defaults.update(json.loads(p.read_text()))
+    return defaults
 
 
 def session(path: Path, threads: int | None = None):

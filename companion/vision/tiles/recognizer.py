@@ -78,8 +78,12 @@ def crop_tiles(image: np.ndarray, boxes: np.ndarray, size: int = CLS_SIZE) -> np
 
 
 def decode_detections(heat: np.ndarray, size: np.ndarray, offset: np.ndarray, threshold: float,
-                      scale_x: float, scale_y: float) -> tuple[np.ndarray, np.ndarray]:
-    """Peaks of the heat map above threshold -> boxes in image pixels and scores."""
+                      scale_x: float, scale_y: float, box_scale=(1.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+    """Peaks of the heat map above threshold -> boxes in image pixels and scores.
+
+    `box_scale` corrects the size head's known bias (it was trained to under-shoot the
+    loose boxes of augmented photos; see the model card) by a fixed factor per axis.
+    """
     hm = heat[0, 0]
     flat = hm.ravel()
     idx = np.flatnonzero(flat > threshold)
@@ -88,8 +92,8 @@ def decode_detections(heat: np.ndarray, size: np.ndarray, offset: np.ndarray, th
     ys, xs = np.divmod(idx, hm.shape[1])
     cx = (xs + offset[0, 0, ys, xs]) * DET_STRIDE
     cy = (ys + offset[0, 1, ys, xs]) * DET_STRIDE
-    bw = np.exp(size[0, 0, ys, xs]) * DET_STRIDE
-    bh = np.exp(size[0, 1, ys, xs]) * DET_STRIDE
+    bw = np.exp(size[0, 0, ys, xs]) * DET_STRIDE * box_scale[0]
+    bh = np.exp(size[0, 1, ys, xs]) * DET_STRIDE * box_scale[1]
     boxes = np.stack([(cx - bw / 2) * scale_x, (cy - bh / 2) * scale_y, (cx + bw / 2) * scale_x, (cy + bh / 2) * scale_y], 1)
     return boxes.astype(np.float32), flat[idx].astype(np.float32)
 
@@ -119,12 +123,15 @@ class TileRecognizer:
     instead of the shipped classifier's; None uses the shipped classifier.
     """
 
-    def __init__(self, folder: str | os.PathLike | None = None, threshold: float = 0.3,
+    def __init__(self, folder: str | os.PathLike | None = None, threshold: float | None = None,
                  taught=None, threads: int | None = None):
         d = models.model_dir(folder)
         self.detector = models.session(d / models.DETECTOR_FILE, threads)
         self.classifier = models.session(d / models.CLASSIFIER_FILE, threads)
-        self.threshold = threshold
+        cfg = models.settings(d)
+        self.threshold = cfg["threshold"] if threshold is None else threshold
+        self.box_scale = tuple(cfg["box_scale"])
+        self.rotate_tta = bool(cfg["rotate_tta"])
         self.taught = taught
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +142,7 @@ class TileRecognizer:
         x = cv2.resize(image, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA if max(h, w) > DET_SIZE else cv2.INTER_LINEAR)
         x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
         heat, size, offset = self.detector.run(None, {"image": x})
-        boxes, scores = decode_detections(heat, size, offset, self.threshold, w / DET_SIZE, h / DET_SIZE)
+        boxes, scores = decode_detections(heat, size, offset, self.threshold, w / DET_SIZE, h / DET_SIZE, self.box_scale)
         if len(boxes):
             keep = nms(boxes, scores)
             boxes, scores = boxes[keep], scores[keep]
@@ -147,7 +154,15 @@ class TileRecognizer:
         """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles."""
         if len(boxes) == 0:
             return np.zeros((0, len(TILE_CODES)), np.float32), np.zeros((0, 128), np.float32)
-        probs, emb = self.classifier.run(None, {"crops": crop_tiles(image, boxes)})
+        crops = crop_tiles(image, boxes)
+        n = len(crops)
+        if self.rotate_tta:  # tiles lie either way up: average with the half-turned crop, in one batch
+            crops = np.concatenate([crops, crops[:, :, ::-1, ::-1]])
+        probs, emb = self.classifier.run(None, {"crops": crops})
+        if self.rotate_tta:
+            probs = (probs[:n] + probs[n:]) / 2
+            emb = emb[:n] + emb[n:]
+            emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9
         return probs, emb
 
     def recognize(self, image: np.ndarray) -> list[Tile]:
