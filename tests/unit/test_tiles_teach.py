@@ -27,15 +27,32 @@ def test_assign_layout_names_tiles_by_place_in_any_order(rows):
     rng = np.random.default_rng(0)
     boxes, codes = grid_boxes(rows, rng)
     perm = rng.permutation(len(boxes))
-    assert assign_layout(boxes[perm]) == [codes[i] for i in perm]
+    pairs = assign_layout(boxes[perm])
+    assert [c for _, c in pairs] == [c for row in rows for c in row]
+    for box, code in pairs:
+        np.testing.assert_allclose(box, boxes[codes.index(code)])
 
 
-def test_assign_layout_says_what_it_saw_when_a_tile_is_missing():
-    boxes, _ = grid_boxes(LAYOUT_ROWS, np.random.default_rng(1))
+def test_assign_layout_repairs_a_missed_tile_and_a_double_detection():
+    boxes, codes = grid_boxes(LAYOUT_ROWS, np.random.default_rng(3))
+    white = codes.index("5z")
+    twin = boxes[codes.index("4s")] + np.float32([2, 25, -2, 0])  # a second, half-tile box on 4s
+    damaged = np.vstack([np.delete(boxes, white, axis=0), twin])
+    scores = np.r_[np.ones(len(boxes) - 1), 0.2].astype(np.float32)
+    pairs = dict((c, b) for b, c in assign_layout(damaged, scores))
+    assert len(pairs) == 42
+    np.testing.assert_allclose(pairs["5z"], boxes[white], atol=6)  # put back in the gap
+    np.testing.assert_allclose(pairs["4s"], boxes[codes.index("4s")])
+
+
+def test_assign_layout_says_what_it_saw_when_it_cannot_match():
+    boxes, codes = grid_boxes(LAYOUT_ROWS, np.random.default_rng(1))
     with pytest.raises(TeachError, match=r"found rows of \[9, 9, 8, 7, 8\]"):
-        assign_layout(np.delete(boxes, 20, axis=0))
+        assign_layout(np.delete(boxes, codes.index("9s"), axis=0))  # the end of a row: no gap shows it
     with pytest.raises(TeachError):
         assign_layout(np.zeros((0, 4), np.float32))
+    with pytest.raises(TeachError):
+        assign_layout(boxes[:20])
 
 
 def test_fit_head_separates_classes_and_set_roundtrips(tmp_path, monkeypatch):

@@ -92,14 +92,18 @@ class TaughtSet:
             raise CompanionError(f"taught tile set {path} is damaged ({exc}); run `companion teach --forget`") from exc
 
 
-def assign_layout(boxes: np.ndarray, rows=LAYOUT_ROWS) -> list[str]:
-    """Name each box by its place in the layout: rows top to bottom, tiles left to right.
+def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYOUT_ROWS) -> list[tuple[np.ndarray, str]]:
+    """Name the tiles of a layout photo by place: rows top to bottom, tiles left to right.
 
-    Accepts the full five rows or the first four (a set without bonus tiles); raises
-    TeachError that says what was seen otherwise.
+    Accepts the full five rows or the first four (a set without bonus tiles). A row with
+    extra detections keeps its best-scoring ones; a tile missed inside a row (e.g. a plain
+    white dragon) is put back where the regular spacing leaves a gap. Returns (box, code)
+    pairs; raises TeachError saying what was seen when the rows cannot be matched.
     """
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if len(boxes) == 0:
         raise TeachError("no tiles found in the layout photo")
+    scores = np.ones(len(boxes), np.float32) if scores is None else np.asarray(scores, np.float32)
     cy = (boxes[:, 1] + boxes[:, 3]) / 2
     h = np.median(boxes[:, 3] - boxes[:, 1])
     order = np.argsort(cy)
@@ -112,15 +116,49 @@ def assign_layout(boxes: np.ndarray, rows=LAYOUT_ROWS) -> list[str]:
     groups.append(current)
     counts = [len(g) for g in groups]
     expected = [len(r) for r in rows]
-    if counts not in (expected, expected[:4]):
+
+    def refuse():
         raise TeachError(
             f"expected rows of {expected} tiles (or the first four rows), found rows of {counts}: "
             "lay the tiles out as on the sheet, face up, with a clear gap between rows")
-    names = [""] * len(boxes)
+
+    if len(groups) not in (len(rows), len(rows) - 1):
+        refuse()
+    width = float(np.median(boxes[:, 2] - boxes[:, 0]))
+    xs = [np.sort((boxes[g, 0] + boxes[g, 2]) / 2) for g in groups]
+    steps = np.concatenate([np.diff(x) for x in xs if len(x) > 1] + [np.zeros(0)])
+    steps = steps[steps > 0.6 * width]
+    pitch = float(np.median(steps)) if len(steps) else 0.0
+    out = []
     for g, row in zip(groups, rows):
-        for i, code in zip(sorted(g, key=lambda i: boxes[i, 0]), row):
-            names[i] = code
-    return names
+        g = sorted(g, key=lambda i: boxes[i, 0] + boxes[i, 2])
+        # two detections on one tile (e.g. the halves of a tall bamboo): merge into their union
+        row_boxes, row_scores = [boxes[g[0]].copy()], [scores[g[0]]]
+        for i in g[1:]:
+            prev = row_boxes[-1]
+            if abs((boxes[i, 0] + boxes[i, 2]) - (prev[0] + prev[2])) / 2 < 0.5 * (pitch or width):
+                row_boxes[-1] = np.float32([min(prev[0], boxes[i, 0]), min(prev[1], boxes[i, 1]),
+                                            max(prev[2], boxes[i, 2]), max(prev[3], boxes[i, 3])])
+                row_scores[-1] = max(row_scores[-1], scores[i])
+            else:
+                row_boxes.append(boxes[i].copy())
+                row_scores.append(scores[i])
+        if len(row_boxes) > len(row):  # still too many: keep the strongest
+            keep = sorted(np.argsort(row_scores)[::-1][:len(row)])
+            row_boxes = [row_boxes[k] for k in keep]
+        if len(row_boxes) < len(row) and pitch > 0:  # fill gaps at the regular spacing
+            filled = [row_boxes[0]]
+            for b in row_boxes[1:]:
+                prev = filled[-1]
+                gap = ((b[0] + b[2]) - (prev[0] + prev[2])) / 2
+                for k in range(1, int(round(gap / pitch))):
+                    filled.append(prev + np.float32([k * pitch, 0, k * pitch, 0]))
+                filled.append(b)
+            row_boxes = filled
+        if len(row_boxes) != len(row):
+            refuse()
+        out += list(zip(row_boxes, row))
+    return out
 
 
 def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -178,8 +216,8 @@ def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEW
     """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit."""
     labelled = []
     for img in images:
-        boxes, _ = recognizer.detect(img)
-        labelled.append((img, boxes, assign_layout(boxes)))
+        pairs = assign_layout(*recognizer.detect(img))
+        labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
     return teach_labelled(recognizer, labelled, seed, views)
 
 
