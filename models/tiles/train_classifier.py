@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
     ap.add_argument("--out", default="tiles-cls.pt")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -91,6 +92,8 @@ def main():
     hold = CropData(load_train(args.data, holdout=True), args.seed, train=False)
     print(f"{len(ds)} train crops, {len(hold)} holdout crops", flush=True)
     net = TileClassifier()
+    if args.init:
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps = args.epochs * (len(ds) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.1)

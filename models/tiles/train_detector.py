@@ -123,6 +123,7 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
     ap.add_argument("--out", default="tiles-det.pt")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -131,6 +132,8 @@ def main():
     ds = DetData(items, args.seed)
     print(f"{len(items)} train images", flush=True)
     net = TileDetector()
+    if args.init:
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * math.ceil(len(ds) / args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.05)

@@ -63,8 +63,7 @@ def load_split(folder: str | Path, size: tuple[int, int] | None = (640, 640)) ->
         if size is None:
             import cv2
 
-            h, w = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_2).shape[:2]
-            w, h = w * 2, h * 2
+            h, w = cv2.imread(str(img), cv2.IMREAD_GRAYSCALE).shape[:2]
         else:
             w, h = size
         boxes, classes = parse_label_lines(lines, w, h)

@@ -127,14 +127,14 @@ def render_tile_face(code: str, size: tuple[int, int] = DEFAULT_SIZE, rng: np.ra
                      art: str = "riichi") -> np.ndarray:
     """The face of tile `code` as an h x w x 3 BGR uint8 image (ivory face, design on top).
 
-    `rng` varies the ivory tint, the design's scale and position a little; None gives the
-    plain face. Flowers and seasons are always procedural (see the module docstring).
+    `rng` varies the ivory tint, the design's scale and position a little (None: one fixed
+    variation). Flowers and seasons are always procedural (see the module docstring).
     """
     if code not in CODE_INDEX:
         raise KeyError(f"unknown tile code {code!r}")
     w, h = int(size[0]), int(size[1])
     rng = rng or np.random.default_rng(0)
-    tint = np.array([228, 240, 246], np.float32) + (rng.normal(0, 6, 3) if rng is not None else 0)
+    tint = np.array([228, 240, 246], np.float32) + rng.normal(0, 4, 3)
     face = np.empty((h, w, 3), np.float32)
     face[:] = np.clip(tint, 180, 255)
     scale = rng.uniform(0.82, 0.94)

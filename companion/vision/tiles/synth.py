@@ -41,14 +41,13 @@ def _place(canvas, face, x, y, body_h, back):
     return [x, y, x + w, y + h]
 
 
-def layout(codes, rng: np.random.Generator, tile_w: int, art: str, canvas: np.ndarray, rows: list[list[str]] | None = None,
+def layout(rng: np.random.Generator, tile_w: int, art: str, canvas: np.ndarray, rows: list[list[str]],
            start=(0.1, 0.15), body: float = 0.3):
-    """Tiles in rows on the canvas; returns boxes and codes of the placed tiles."""
+    """Tiles in rows on the canvas (drawn in place); returns boxes and codes of the placed tiles."""
     tile_h = int(tile_w * 4 / 3)
     body_h = int(tile_h * body)
     back = BACK_COLOURS[rng.integers(len(BACK_COLOURS))]
     size = canvas.shape[0]
-    rows = rows or [codes]
     boxes, placed = [], []
     y = int(start[1] * size)
     for row in rows:
@@ -119,7 +118,7 @@ def table_scene(rng: np.random.Generator, art: str = "riichi", size: int = 640, 
     nrows = int(rng.integers(1, 4))
     rows = [[pool[i] for i in rng.integers(0, len(pool), int(rng.integers(max(3, per_row // 2), per_row + 1)))]
             for _ in range(nrows)]
-    boxes, placed = layout(None, rng, tile_w, art, canvas, rows, start=(rng.uniform(0.05, 0.12), rng.uniform(0.08, 0.3)))
+    boxes, placed = layout(rng, tile_w, art, canvas, rows, start=(rng.uniform(0.05, 0.12), rng.uniform(0.08, 0.3)))
     img, boxes, keep = finish(canvas, boxes, rng, strength=1.0, occlude=True)
     return img, boxes[keep], [c for c, k in zip(placed, keep) if k]
 
@@ -131,6 +130,6 @@ def layout_photo(rng: np.random.Generator, art: str = "riichi", size: int = 640,
     rows = rows or LAYOUT_ROWS
     canvas = _table(rng, size)
     tile_w = int(size * 0.8 / 9.6)
-    boxes, placed = layout(None, rng, tile_w, art, canvas, [list(r) for r in rows], start=(0.08, 0.06), body=0.15)
+    boxes, placed = layout(rng, tile_w, art, canvas, [list(r) for r in rows], start=(0.08, 0.06), body=0.15)
     img, boxes, _ = finish(canvas, boxes, rng, strength=0.35, occlude=False)
     return img, boxes, placed
