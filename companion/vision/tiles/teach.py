@@ -39,6 +39,7 @@ LAYOUT_ROWS: tuple[tuple[str, ...], ...] = (
     tuple(f"{n}f" for n in range(1, 9)),
 )
 VIEWS_PER_TILE = 32
+LAYOUT_THRESHOLD = 0.3
 
 
 class TeachError(CompanionError, ValueError):
@@ -215,9 +216,15 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, k: int, l2: float = 1e-3, step
 def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
     """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit."""
     labelled = []
-    for img in images:
-        pairs = assign_layout(*recognizer.detect(img))
-        labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
+    saved = recognizer.threshold
+    # the layout's structure is known, so look harder: extra boxes are merged or dropped by row
+    recognizer.threshold = min(saved, LAYOUT_THRESHOLD)
+    try:
+        for img in images:
+            pairs = assign_layout(*recognizer.detect(img))
+            labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
+    finally:
+        recognizer.threshold = saved
     return teach_labelled(recognizer, labelled, seed, views)
 
 
