@@ -96,10 +96,11 @@ class TaughtSet:
 def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYOUT_ROWS) -> list[tuple[np.ndarray, str]]:
     """Name the tiles of a layout photo by place: rows top to bottom, tiles left to right.
 
-    Accepts the full five rows or the first four (a set without bonus tiles). A row with
-    extra detections keeps its best-scoring ones; a tile missed inside a row (e.g. a plain
-    white dragon) is put back where the regular spacing leaves a gap. Returns (box, code)
-    pairs; raises TeachError saying what was seen when the rows cannot be matched.
+    `scores` (the detector's) are accepted so that `assign_layout(*rec.detect(img))` works.
+    Accepts the full five rows or the first four (a set without bonus tiles). Robust to a
+    tile found as two boxes and to a tile missed inside a row (see the slots below).
+    Returns (box, code) pairs; raises TeachError saying what was seen when the rows cannot
+    be matched.
     """
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if len(boxes) == 0:
@@ -125,40 +126,29 @@ def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYO
 
     if len(groups) not in (len(rows), len(rows) - 1):
         refuse()
-    width = float(np.median(boxes[:, 2] - boxes[:, 0]))
-    xs = [np.sort((boxes[g, 0] + boxes[g, 2]) / 2) for g in groups]
-    steps = np.concatenate([np.diff(x) for x in xs if len(x) > 1] + [np.zeros(0)])
-    steps = steps[steps > 0.6 * width]
-    pitch = float(np.median(steps)) if len(steps) else 0.0
+    # The sheet spaces the tiles evenly, so each row is cut into equal slots between its
+    # outermost detections; a slot's tile is the union of the detections centred in it (a
+    # tall tile found as two halves becomes whole), or, when the slot is empty (e.g. a
+    # plain white dragon), a box of the row's typical size in the middle of the slot.
+    spans = [(boxes[g, 2].max() - boxes[g, 0].min()) / len(row) for g, row in zip(groups, rows)]
+    typical = float(np.median(spans))
+    w = float(np.median(boxes[:, 2] - boxes[:, 0]))
     out = []
-    for g, row in zip(groups, rows):
-        g = sorted(g, key=lambda i: boxes[i, 0] + boxes[i, 2])
-        # two detections on one tile (e.g. the halves of a tall bamboo): merge into their union
-        row_boxes, row_scores = [boxes[g[0]].copy()], [scores[g[0]]]
-        for i in g[1:]:
-            prev = row_boxes[-1]
-            if abs((boxes[i, 0] + boxes[i, 2]) - (prev[0] + prev[2])) / 2 < 0.5 * (pitch or width):
-                row_boxes[-1] = np.float32([min(prev[0], boxes[i, 0]), min(prev[1], boxes[i, 1]),
-                                            max(prev[2], boxes[i, 2]), max(prev[3], boxes[i, 3])])
-                row_scores[-1] = max(row_scores[-1], scores[i])
-            else:
-                row_boxes.append(boxes[i].copy())
-                row_scores.append(scores[i])
-        if len(row_boxes) > len(row):  # still too many: keep the strongest
-            keep = sorted(np.argsort(row_scores)[::-1][:len(row)])
-            row_boxes = [row_boxes[k] for k in keep]
-        if len(row_boxes) < len(row) and pitch > 0:  # fill gaps at the regular spacing
-            filled = [row_boxes[0]]
-            for b in row_boxes[1:]:
-                prev = filled[-1]
-                gap = ((b[0] + b[2]) - (prev[0] + prev[2])) / 2
-                for k in range(1, int(round(gap / pitch))):
-                    filled.append(prev + np.float32([k * pitch, 0, k * pitch, 0]))
-                filled.append(b)
-            row_boxes = filled
-        if len(row_boxes) != len(row):
+    for g, row, span in zip(groups, rows, spans):
+        if abs(span / typical - 1) > 0.06:  # a row's end tile is missing, or something lies beyond it
             refuse()
-        out += list(zip(row_boxes, row))
+        left, right = boxes[g, 0].min(), boxes[g, 2].max()
+        slot = (right - left) / len(row)
+        y1, y2 = float(np.median(boxes[g, 1])), float(np.median(boxes[g, 3]))
+        cx = (boxes[g, 0] + boxes[g, 2]) / 2
+        for k, code in enumerate(row):
+            inside = [i for i, c in zip(g, cx) if left + k * slot <= c < left + (k + 1) * slot]
+            if inside:
+                b = np.float32([boxes[inside, 0].min(), boxes[inside, 1].min(), boxes[inside, 2].max(), boxes[inside, 3].max()])
+            else:
+                mid = left + (k + 0.5) * slot
+                b = np.float32([mid - w / 2, y1, mid + w / 2, y2])
+            out.append((b, code))
     return out
 
 
