@@ -133,6 +133,9 @@ class TileRecognizer:
         self.box_scale = tuple(cfg["box_scale"])
         self.rotate_tta = bool(cfg["rotate_tta"])
         self.taught = taught
+        # one dummy pass so onnxruntime's first-run set-up is not billed to the first image
+        self.detector.run(None, {"image": np.zeros((1, 3, DET_SIZE, DET_SIZE), np.float32)})
+        self.classifier.run(None, {"crops": np.zeros((2, 3, CLS_SIZE, CLS_SIZE), np.float32)})
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile-face boxes (N, 4) in image pixels and their detection scores."""
