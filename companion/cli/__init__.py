@@ -18,14 +18,16 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
-    "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
-    "observe": "companion.cli.observe_cmd:observe",
     "camera-plan": "companion.cli.camera_plan_cmd:camera_plan",
     "config": "companion.cli.config_cmd:config",
+    "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
     "doctor": "companion.cli.doctor_cmd:doctor",
     "markers": "companion.cli.markers_cmd:markers",
+    "observe": "companion.cli.observe_cmd:observe",
+    "recognize": "companion.cli.recognize_cmd:recognize",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
+    "teach": "companion.cli.teach_cmd:teach",
     "variants": "companion.cli.variants_cmd:variants",
     "wiring": "companion.cli.wiring_cmd:wiring",
 }

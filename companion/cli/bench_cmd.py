@@ -11,9 +11,11 @@ from companion.cli import LazyGroup
 
 #: benchmark name -> "module:attribute" of a click command
 BENCHMARKS: dict[str, str] = {
-    "dice": "companion.hardware.dice.bench:dice",
-    "scenes": "companion.vision.bench:scenes",
     "camera": "companion.hardware.camera.bench:camera_bench",
+    "dice": "companion.hardware.dice.bench:dice",
+    "recognition": "companion.vision.tiles.bench:recognition",
+    "scenes": "companion.vision.bench:scenes",
+    "teach": "companion.vision.tiles.bench_teach:teach_bench",
     "web": "companion.web.loadbench:web",
 }
 

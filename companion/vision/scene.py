@@ -8,6 +8,7 @@ contract: a seat wind and the stack number from that wall's right end.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.errors import CompanionError
 from companion.rules.variant import Variant
 from companion.rules.wall import Square
 from companion.vision import markers as marker_reader
@@ -40,16 +42,22 @@ class SceneSettings:
     table_size: tuple[float, float] | None = None
 
 
+@functools.cache
+def tile_recognizer():
+    """The tile recogniser, loaded once per process, with the set taught by `companion teach` if any."""
+    from companion.vision.tiles.recognizer import TileRecognizer
+    from companion.vision.tiles.teach import TaughtSet
+
+    return TileRecognizer(taught=TaughtSet.load())
+
+
 def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
-    """Face-up tiles through the tile recogniser: [{"tile", "box", "score"}], and a note when it is missing."""
+    """Face-up tiles through the tile recogniser: [{"tile", "box", "score"}], and a note if it cannot run."""
     try:
-        from companion.vision import tiles as recogniser  # built separately; optional here
-    except ImportError:
-        return [], "tile recogniser not installed"
-    fn = getattr(recogniser, "recognize", None) or getattr(recogniser, "recognise", None)
-    if fn is None:
-        return [], "tile recogniser has no recognize()"
-    return list(fn(image)), None
+        recognizer = tile_recognizer()
+    except CompanionError as e:  # e.g. the model files are missing from this installation
+        return [], f"tile recogniser unavailable: {e}"
+    return [t.to_json() for t in recognizer.recognize(image)], None
 
 
 def find_break(variant: Variant, ring: list[int], splits: set[int], loose: set[int]) -> int | None:

@@ -1,22 +1,47 @@
 """Face-up tile art for the table renderer: ONE function, `face(code, w, h, rng)`.
 
-A simple procedural stand-in (coloured dots, bamboo bars, a character mark, a letter for the
-honours) so that discards and melds look like face-up tiles from above. The tile recogniser's
-openly licensed art replaces it by changing this one function.
+With the `render` extra installed (`pip install -e '.[render]'`), faces are the tile
+recogniser's art (`companion.vision.tiles.render_tile_face`: riichi designs from the
+pymdownx-mahjong SVGs, procedural flowers and seasons). Without it, a simple procedural
+stand-in (coloured dots, bamboo bars, a character mark, a letter for the honours) keeps the
+simulated camera working on a plain install.
 """
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
+
+from companion.errors import CompanionError
 
 IVORY = (222, 236, 240)
 _SUIT_COLOURS = [(40, 40, 170), (150, 90, 20), (40, 130, 40)]  # BGR: red, blue, green
 
 
+@functools.cache
+def _tile_art():
+    """The recogniser's tile-art renderer if its art can be drawn here, else None."""
+    from companion.vision.tiles import render_tile_face
+
+    try:
+        render_tile_face("1p", (24, 32))
+    except (CompanionError, ImportError, OSError):
+        return None
+    return render_tile_face
+
+
 def face(code: str, w: int, h: int, rng: np.random.Generator | None = None) -> np.ndarray:
     """A w×h BGR picture of tile `code` (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f) seen face up."""
     w, h = max(int(w), 4), max(int(h), 4)
+    art = _tile_art()
+    if art is not None and code != "jk":
+        return art(code, (w, h), rng)
+    return _stand_in(code, w, h, rng)
+
+
+def _stand_in(code: str, w: int, h: int, rng: np.random.Generator | None) -> np.ndarray:
     img = np.full((h, w, 3), IVORY, np.uint8)
     if rng is not None:  # a little variation in the ivory from tile to tile
         img = np.clip(img.astype(np.int16) + int(rng.integers(-8, 9)), 0, 255).astype(np.uint8)

@@ -1,0 +1,54 @@
+"""`companion recognize IMAGE...`: find and name every face-up tile in photos or frames."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command()
+@click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list: image, ms, tiles [{tile, box, score}].")
+@click.option("--threshold", default=0.3, show_default=True, help="Detection score below which a face is ignored.")
+@click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None,
+              help="Folder with tile_detector.onnx and tile_classifier.onnx (default: the shipped ones).")
+@click.option("--taught/--no-taught", default=True, show_default=True,
+              help="Use the tile set taught with `companion teach`, if there is one.")
+def recognize(images, as_json, threshold, model_folder, taught):
+    """Find every face-up tile in each IMAGE and name it (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-8f).
+
+    The models load once for all images. An unreadable image gets an error entry of its
+    own; the exit status is 1 if any image failed.
+    """
+    from companion.errors import CompanionError, ImageError
+    from companion.vision.tiles.recognizer import TileRecognizer
+    from companion.vision.tiles.teach import TaughtSet
+
+    try:
+        taught_set = TaughtSet.load() if taught else None
+        rec = TileRecognizer(model_folder, threshold=threshold, taught=taught_set)
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    results, failed = [], False
+    for path in images:
+        try:
+            tiles, ms = rec.recognize_file(path)
+            results.append({"image": path, "ms": round(ms, 1), "tiles": [t.to_json() for t in tiles]})
+        except ImageError as exc:
+            failed = True
+            results.append({"image": path, "error": str(exc)})
+    if as_json:
+        click.echo(json.dumps(results, indent=1))
+    else:
+        if taught_set is not None:
+            click.echo(f"(using the taught tile set {taught_set.info.get('file', '')})")
+        for r in results:
+            if "error" in r:
+                click.echo(f"{r['image']}: ERROR {r['error']}", err=True)
+            else:
+                names = " ".join(t["tile"] for t in r["tiles"]) or "(no tiles)"
+                click.echo(f"{r['image']}: {len(r['tiles'])} tiles in {r['ms']:.0f} ms: {names}")
+    if failed:
+        sys.exit(1)

@@ -1,0 +1,54 @@
+"""`companion teach PHOTO...`: adapt the tile recogniser to your own tile set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("photos", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--sheet", type=click.Path(dir_okay=False), default=None,
+              help="Write the printable layout sheet (SVG) to this file and stop.")
+@click.option("--forget", is_flag=True, help="Delete the taught set; recognition goes back to the shipped model.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Where to save the taught set (default: the user's data folder).")
+@click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None)
+def teach(photos, sheet, forget, out, model_folder):
+    """Teach the recogniser your tiles from photos of the layout: one of each tile, face up,
+    in rows 1m-9m / 1p-9p / 1s-9s / 1z-7z / 1f-8f (the last row optional).
+
+    Print the sheet with `companion teach --sheet layout.svg`, lay the tiles on it, photograph
+    it from above (one to three photos, different light helps) and run `companion teach A.jpg`.
+    """
+    from companion.errors import CompanionError
+    from companion.vision.tiles.teach import taught_path
+
+    if sheet:
+        from companion.vision.tiles.sheet import layout_sheet_svg
+
+        Path(sheet).write_text(layout_sheet_svg())
+        click.echo(f"layout sheet written to {sheet}")
+        return
+    if forget:
+        p = Path(out or taught_path())
+        if p.exists():
+            p.unlink()
+            click.echo(f"forgot the taught set ({p})")
+        else:
+            click.echo("no taught set to forget")
+        return
+    if not photos:
+        raise click.UsageError("give one or more layout photos (or --sheet FILE / --forget)")
+    from companion.vision.tiles.recognizer import TileRecognizer, read_image
+    from companion.vision.tiles.teach import teach as fit
+
+    try:
+        rec = TileRecognizer(model_folder)
+        taught = fit(rec, [read_image(p) for p in photos])
+        path = taught.save(out)
+    except CompanionError as exc:
+        raise click.ClickException(str(exc)) from exc
+    i = taught.info
+    click.echo(f"taught {i['tiles']} tiles from {i['photos']} photo(s) in {i['seconds']} s; saved to {path}")

@@ -1,0 +1,61 @@
+"""Where the recogniser's ONNX files are, and loading them into onnxruntime once.
+
+Lookup order: an explicit folder argument, then $COMPANION_TILE_MODELS, then the files
+shipped inside the package (`companion/vision/tiles/weights/`, installed as package data,
+so a wheel and a source checkout both find them).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from companion.errors import CompanionError
+
+DETECTOR_FILE = "tile_detector.onnx"
+CLASSIFIER_FILE = "tile_classifier.onnx"
+SETTINGS_FILE = "tile_models.json"
+PACKAGED = Path(__file__).resolve().parent / "weights"
+ENV_VAR = "COMPANION_TILE_MODELS"
+
+
+class ModelError(CompanionError, FileNotFoundError):
+    """The tile models are missing or cannot be loaded."""
+
+
+def model_dir(folder: str | os.PathLike | None = None) -> Path:
+    """The folder holding tile_detector.onnx and tile_classifier.onnx (first found wins:
+    `folder`, then $COMPANION_TILE_MODELS, then the packaged weights)."""
+    where = folder or os.environ.get(ENV_VAR) or PACKAGED
+    p = Path(where)
+    if (p / DETECTOR_FILE).is_file() and (p / CLASSIFIER_FILE).is_file():
+        return p
+    raise ModelError(f"tile models not found in {p} (need {DETECTOR_FILE} and {CLASSIFIER_FILE})")
+
+
+def settings(folder: Path) -> dict:
+    """Run-time settings that belong to a model pair (threshold, box-size calibration)."""
+    import json
+
+    p = Path(folder) / SETTINGS_FILE
+    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False}
+    if p.is_file():
+        defaults.update(json.loads(p.read_text()))
+    return defaults
+
+
+def session(path: Path, threads: int | None = None):
+    """An onnxruntime CPU session for one model file."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:  # pragma: no cover - core dependency
+        raise ModelError("onnxruntime is not installed") from exc
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelError(f"cannot load tile model {path}: {exc}") from exc

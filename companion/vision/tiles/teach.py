@@ -1,0 +1,241 @@
+""""Teach your set": adapt the recogniser to a club's own tiles from a photo of a layout.
+
+The players lay one of each tile face-up in five rows, as the printed sheet shows
+(`companion teach --sheet layout.svg`):
+
+    row 1  1m 2m ... 9m   characters
+    row 2  1p 2p ... 9p   circles
+    row 3  1s 2s ... 9s   bamboo
+    row 4  1z ... 7z      East South West North, White Green Red
+    row 5  1f ... 8f      plum orchid chrysanthemum bamboo, spring summer autumn winter
+                          (leave row 5 out for a set without bonus tiles)
+
+and take one or more photos from above. The detector finds the 42 (or 34) faces, they are
+sorted into rows by height and named by position, each crop is jittered into a few dozen
+views, and a softmax head is fitted on the classifier's 128-d embeddings of those views
+(seconds on a Pi; the shipped networks are unchanged). The head is saved as an .npz in
+the user's data folder and `companion recognize` uses it until it is forgotten.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.vision.tiles.codes import TILE_CODES
+
+LAYOUT_ROWS: tuple[tuple[str, ...], ...] = (
+    tuple(f"{n}m" for n in range(1, 10)),
+    tuple(f"{n}p" for n in range(1, 10)),
+    tuple(f"{n}s" for n in range(1, 10)),
+    tuple(f"{n}z" for n in range(1, 8)),
+    tuple(f"{n}f" for n in range(1, 9)),
+)
+VIEWS_PER_TILE = 32
+LAYOUT_THRESHOLD = 0.3
+
+
+class TeachError(CompanionError, ValueError):
+    """The layout photo does not show the expected rows of tiles."""
+
+
+def taught_path() -> Path:
+    """Where the taught set is kept: $COMPANION_TAUGHT_SET, else the user's data folder."""
+    env = os.environ.get("COMPANION_TAUGHT_SET")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("companion")) / "tiles" / "taught_set.npz"
+
+
+@dataclass
+class TaughtSet:
+    """A softmax head over the classifier embedding, fitted on one club's tiles."""
+
+    weights: np.ndarray  # (128, K)
+    bias: np.ndarray     # (K,)
+    codes: list[str]
+    info: dict = field(default_factory=dict)
+
+    def predict_proba(self, emb: np.ndarray) -> np.ndarray:
+        z = emb @ self.weights + self.bias
+        z -= z.max(1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(1, keepdims=True)
+
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        path = Path(path or taught_path())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, weights=self.weights, bias=self.bias, codes=np.array(self.codes),
+                 info=np.array(repr(self.info)))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | None = None) -> "TaughtSet | None":
+        """The saved set, or None when nothing was taught yet."""
+        path = Path(path or taught_path())
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return cls(z["weights"], z["bias"], [str(c) for c in z["codes"]], {"file": str(path)})
+        except Exception as exc:
+            raise CompanionError(f"taught tile set {path} is damaged ({exc}); run `companion teach --forget`") from exc
+
+
+def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYOUT_ROWS) -> list[tuple[np.ndarray, str]]:
+    """Name the tiles of a layout photo by place: rows top to bottom, tiles left to right.
+
+    `scores` (the detector's) are accepted so that `assign_layout(*rec.detect(img))` works.
+    Accepts the full five rows or the first four (a set without bonus tiles). Robust to a
+    tile found as two boxes and to a tile missed inside a row (see the slots below).
+    Returns (box, code) pairs; raises TeachError saying what was seen when the rows cannot
+    be matched.
+    """
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    if len(boxes) == 0:
+        raise TeachError("no tiles found in the layout photo")
+    scores = np.ones(len(boxes), np.float32) if scores is None else np.asarray(scores, np.float32)
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    h = np.median(boxes[:, 3] - boxes[:, 1])
+    order = np.argsort(cy)
+    groups, current = [], [order[0]]
+    for a, b in zip(order[:-1], order[1:]):
+        if cy[b] - cy[a] > 0.5 * h:
+            groups.append(current)
+            current = []
+        current.append(b)
+    groups.append(current)
+    counts = [len(g) for g in groups]
+    expected = [len(r) for r in rows]
+
+    def refuse():
+        raise TeachError(
+            f"expected rows of {expected} tiles (or the first four rows), found rows of {counts}: "
+            "lay the tiles out as on the sheet, face up, with a clear gap between rows")
+
+    if len(groups) not in (len(rows), len(rows) - 1):
+        refuse()
+    # The sheet spaces the tiles evenly, so each row is cut into equal slots between its
+    # outermost detections; a slot's tile is the union of the detections centred in it (a
+    # tall tile found as two halves becomes whole), or, when the slot is empty (e.g. a
+    # plain white dragon), a box of the row's typical size in the middle of the slot.
+    spans = [(boxes[g, 2].max() - boxes[g, 0].min()) / len(row) for g, row in zip(groups, rows)]
+    typical = float(np.median(spans))
+    w = float(np.median(boxes[:, 2] - boxes[:, 0]))
+    out = []
+    for g, row, span in zip(groups, rows, spans):
+        if abs(span / typical - 1) > 0.06:  # a row's end tile is missing, or something lies beyond it
+            refuse()
+        left, right = boxes[g, 0].min(), boxes[g, 2].max()
+        slot = (right - left) / len(row)
+        y1, y2 = float(np.median(boxes[g, 1])), float(np.median(boxes[g, 3]))
+        cx = (boxes[g, 0] + boxes[g, 2]) / 2
+        for k, code in enumerate(row):
+            inside = [i for i, c in zip(g, cx) if left + k * slot <= c < left + (k + 1) * slot]
+            if inside:
+                b = np.float32([boxes[inside, 0].min(), boxes[inside, 1].min(), boxes[inside, 2].max(), boxes[inside, 3].max()])
+            else:
+                mid = left + (k + 0.5) * slot
+                b = np.float32([mid - w / 2, y1, mid + w / 2, y2])
+            out.append((b, code))
+    return out
+
+
+def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """n jittered copies of the box region (shift, scale, quarter turns, light, blur), full size."""
+    from companion.vision.tiles.recognizer import CLS_SIZE, MARGIN
+
+    x1, y1, x2, y2 = box
+    cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) * (1 + 2 * MARGIN), (y2 - y1) * (1 + 2 * MARGIN)
+    out = []
+    for i in range(n):
+        jx, jy = (rng.uniform(-0.06, 0.06, 2) if i else (0, 0))
+        sw, sh = (np.exp(rng.uniform(-0.1, 0.1, 2)) if i else (1, 1))
+        ww, hh = w * sw, h * sh
+        src = np.float32([[cx + jx * w - ww / 2, cy + jy * h - hh / 2], [cx + jx * w + ww / 2, cy + jy * h - hh / 2],
+                          [cx + jx * w + ww / 2, cy + jy * h + hh / 2]])
+        m = cv2.getAffineTransform(src, np.float32([[0, 0], [CLS_SIZE, 0], [CLS_SIZE, CLS_SIZE]]))
+        r = cv2.getRotationMatrix2D((CLS_SIZE / 2, CLS_SIZE / 2), 90 * (i % 4) + (rng.uniform(-8, 8) if i >= 4 else 0), 1.0)
+        m = np.hstack([r[:, :2] @ m[:, :2], r[:, :2] @ m[:, 2:] + r[:, 2:]])
+        crop = cv2.warpAffine(image, m, (CLS_SIZE, CLS_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if i >= 4:
+            crop = np.clip(crop.astype(np.float32) * rng.uniform(0.7, 1.25) + rng.uniform(-20, 20), 0, 255).astype(np.uint8)
+            if rng.random() < 0.4:
+                crop = cv2.GaussianBlur(crop, (3, 3), 0)
+        out.append(crop)
+    return out
+
+
+def fit_head(emb: np.ndarray, labels: np.ndarray, k: int, l2: float = 1e-3, steps: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """Multinomial logistic regression on unit embeddings (full-batch Adam, numpy only)."""
+    d = emb.shape[1]
+    onehot = np.eye(k, dtype=np.float32)[labels]
+    # start from scaled class means (prototype matching), then refine
+    protos = np.stack([emb[labels == c].mean(0) if np.any(labels == c) else np.zeros(d, np.float32) for c in range(k)])
+    w = (protos.T * 10.0).astype(np.float32)
+    b = np.zeros(k, np.float32)
+    mw, vw, mb, vb = np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)
+    lr, b1, b2 = 0.05, 0.9, 0.999
+    for t in range(1, steps + 1):
+        z = emb @ w + b
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        g = (p - onehot) / len(emb)
+        gw, gb = emb.T @ g + l2 * w, g.sum(0)
+        for prm, grd, m, v in ((w, gw, mw, vw), (b, gb, mb, vb)):
+            m *= b1
+            m += (1 - b1) * grd
+            v *= b2
+            v += (1 - b2) * grd * grd
+            prm -= lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
+    return w, b
+
+
+def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
+    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit."""
+    labelled = []
+    saved = recognizer.threshold
+    # the layout's structure is known, so look harder: extra boxes are merged or dropped by row
+    recognizer.threshold = min(saved, LAYOUT_THRESHOLD)
+    try:
+        for img in images:
+            pairs = assign_layout(*recognizer.detect(img))
+            labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
+    finally:
+        recognizer.threshold = saved
+    return teach_labelled(recognizer, labelled, seed, views)
+
+
+def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
+    """Fit a TaughtSet from (image, boxes, codes) triples whose tiles are already named."""
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    crops, labels, seen = [], [], set()
+    for img, boxes, names in labelled:
+        for box, code in zip(boxes, names):
+            seen.add(code)
+            crops += _views(img, np.asarray(box, np.float32), rng, views)
+            labels += [TILE_CODES.index(code)] * views
+    if not crops:
+        raise TeachError("no tiles to learn from")
+    codes = [c for c in TILE_CODES if c in seen]
+    remap = {TILE_CODES.index(c): i for i, c in enumerate(codes)}
+    x = np.stack(crops).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    emb = np.concatenate([recognizer.classifier.run(None, {"crops": x[i:i + 256]})[1] for i in range(0, len(x), 256)])
+    y = np.array([remap[c] for c in labels])
+    w, b = fit_head(emb, y, len(codes))
+    acc = float((np.argmax(emb @ w + b, 1) == y).mean())
+    return TaughtSet(w, b, codes, {"photos": len(labelled), "tiles": len(codes), "views": len(y),
+                                   "train_accuracy": round(acc, 4), "seconds": round(time.perf_counter() - t0, 1)})
