@@ -40,6 +40,7 @@ class PendingThrow:
     by: str | None
     faces: list[int]
     cocked: list[int]
+    source: str = "manual"
 
 
 @dataclass
@@ -54,6 +55,9 @@ class GameState:
     pot: int = 0
     throws: list[list[int]] = field(default_factory=list)
     throw_events: list[int] = field(default_factory=list)
+    #: where each throw came from: "serial"/"sim" (a dice box: no dice lie on the table) or
+    #: "phone"/"manual"/"camera" (ordinary dice thrown on the table)
+    throw_sources: list[str] = field(default_factory=list)
     pending: PendingThrow | None = None
     _brk: Break | None = field(default=None, repr=False)
     observed_break: tuple[str, int] | None = None
@@ -154,7 +158,8 @@ class GameState:
             "scores": {p: self.scores[i] for i, p in enumerate(self.players)},
             "pot": self.pot,
             "expected_throw": self.expected_throw(),
-            "throws": [{"event": e, "faces": f} for e, f in zip(self.throw_events, self.throws)],
+            "throws": [{"event": e, "faces": f, "source": src}
+                       for e, f, src in zip(self.throw_events, self.throws, self.throw_sources)],
             "last_dice": self.last_dice(),
             "break": self.brk.to_json() if self.brk else None,
             "break_check": self.break_check(),
@@ -279,11 +284,12 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
         want = f"{n} dice" + (f" (or the {len(state.pending.cocked)} to throw again)" if state.pending else "")
         raise DiceError(f"expected {want}, got {len(ev.faces)}")
     if still:
-        state.pending = PendingThrow(by, faces, still)  # R18: a cocked die must be thrown again
+        state.pending = PendingThrow(by, faces, still, ev.source)  # R18: a cocked die must be thrown again
         return
     state.pending = None
     state.throws.append(faces)
     state.throw_events.append(event_id)
+    state.throw_sources.append(ev.source)
 
 
 def _assign(state: GameState, ev: DiceAssigned) -> None:
@@ -352,7 +358,7 @@ def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winn
     })
     state.rotation = rot.after_hand(state.variant, before, winner=winner, dealer_ready=before.dealer in ready)
     # a new hand: new wall, new dice (unassigned rolls stay until a player deals with them)
-    state.throws, state.throw_events, state.pending = [], [], None
+    state.throws, state.throw_events, state.throw_sources, state.pending = [], [], [], None
     state._brk, state.observed_break = None, None
 
 

@@ -27,6 +27,7 @@ def test_east_throws_then_the_breaker_and_the_break_follows(table):
     assert s.phase == "play" and s.expected_throw() is None
     assert (s.brk.wall, s.brk.stack) == ("W", 18)
     assert s.to_json()["break"]["deal_start"] == ["S", 1]
+    assert [t["source"] for t in s.to_json()["throws"]] == ["phone", "phone"]
 
 
 def test_r18_a_cocked_die_is_thrown_again_and_only_it(table):
