@@ -3,7 +3,7 @@
 * `Detector`: a fully convolutional centre-point detector (CenterNet style) at stride 4: per
   cell a "die centre here" logit, the box size (log of pixels / 4) and the sub-cell offset.
   Depthwise-separable convolutions keep it near 0.1 GMAC at 320×320.
-* `FaceNet`: reads one 32×32 crop around a found die: 7 logits (0 = not a die, 1..6 = the face
+* `FaceNet`: reads one 48×48 crop around a found die: 7 logits (0 = not a die, 1..6 = the face
   up) and one "cocked" logit (R18).
 """
 
@@ -52,11 +52,12 @@ class FaceNet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 16×16
-            cbr(32, 48, s=2), cbr(48, 48),  # 8×8
-            cbr(48, 64, s=2),  # 4×4
+            cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 24×24 (from a 48×48 crop)
+            cbr(32, 48, s=2), cbr(48, 48),  # 12×12
+            cbr(48, 64, s=2), cbr(64, 64),  # 6×6
+            nn.AvgPool2d(2),  # 3×3: where the pips are, coarsely
         )
-        self.fc = nn.Sequential(nn.Flatten(), nn.Linear(64 * 16, 96), nn.ReLU(inplace=True), nn.Dropout(0.2),
+        self.fc = nn.Sequential(nn.Flatten(), nn.Linear(64 * 9, 96), nn.ReLU(inplace=True), nn.Dropout(0.2),
                                 nn.Linear(96, 8))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -59,6 +59,14 @@ class Pool:
                     self.items[kind].append((img, lab["dice"], lab.get("die_px") if kind == "table" else None))
         for k, v in self.items.items():
             print(f"{k}: {len(v)} pictures, {sum(len(i[1]) for i in v)} dice", file=sys.stderr)
+        # what the detector took for a die and is none (`mine`): read by the face model as "not a die"
+        self.hard: dict[str, list[tuple[int, list[float]]]] = {k: [] for k in self.items}
+        if (build / "hard.json").exists():
+            for kind, index, box in json.loads((build / "hard.json").read_text()):
+                if index < len(self.items[kind]) and \
+                        all(reader._iou(box, d["box"]) < 0.15 for d in self.items[kind][index][1]):
+                    self.hard[kind].append((index, box))
+            print("hard negatives: " + ", ".join(f"{k} {len(v)}" for k, v in self.hard.items()), file=sys.stderr)
 
     def pick(self, rng: np.random.Generator, weights: dict[str, float]):
         kinds = [k for k in weights if self.items[k]]
@@ -187,11 +195,14 @@ class Batches(torch.utils.data.IterableDataset):
             yield [np.stack(x) for x in zip(*(self.make(self.pool, rng) for _ in range(self.batch)))]
 
 
-def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int) -> None:
+def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
+                   lr: float = 3e-3) -> None:
     torch.manual_seed(seed)
     net = Detector()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     data = torch.utils.data.DataLoader(Batches(pool, detector_sample, 16, seed), batch_size=None,
                                        num_workers=workers, persistent_workers=workers > 0)
     t0, run = time.time(), []
@@ -221,11 +232,18 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int) -
 
 
 def face_sample(pool: Pool, rng: np.random.Generator):
-    kind, (img, dice, _) = pool.pick(rng, {"real": 0.4, "tray": 0.3, "table": 0.3})
+    kind, (img, dice, _) = pool.pick(rng, {"real": 0.4, "tray": 0.25, "table": 0.35})
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
-    if len(boxes) and rng.random() < 0.82:
+    if pool.hard[kind] and rng.random() < 0.12:
+        index, box = pool.hard[kind][int(rng.integers(len(pool.hard[kind])))]
+        img = pool.items[kind][index][0]
+        label, cocked = 0, -1.0
+    elif len(boxes) and rng.random() < 0.82:
         i = int(rng.integers(len(boxes)))
+        cocked_ones = [j for j, d in enumerate(dice) if d["cocked"]]
+        if cocked_ones and rng.random() < 0.5:  # cocked dice are rare: show them more often (R18)
+            i = cocked_ones[int(rng.integers(len(cocked_ones)))]
         x1, y1, x2, y2 = boxes[i]
         bw, bh = x2 - x1, y2 - y1
         s = max(bw, bh)
@@ -266,12 +284,15 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     return crop, np.int64(label), np.float32(cocked)
 
 
-def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int) -> None:
+def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
+               lr: float = 3e-3) -> None:
     torch.manual_seed(seed)
     net = FaceNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
-    data = torch.utils.data.DataLoader(Batches(pool, face_sample, 128, seed), batch_size=None,
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    data = torch.utils.data.DataLoader(Batches(pool, face_sample, 96, seed), batch_size=None,
                                        num_workers=workers, persistent_workers=workers > 0)
     t0, run = time.time(), []
     for step, (crop, label, cocked) in enumerate(data):
@@ -282,8 +303,9 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int) -> No
         y = net(x)
         l_face = F.cross_entropy(y[:, :7], label, label_smoothing=0.02)
         m = cocked >= 0
-        l_cock = F.binary_cross_entropy_with_logits(y[m, 7], cocked[m]) if m.any() else y.sum() * 0
-        loss = l_face + 0.5 * l_cock
+        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m], pos_weight=torch.tensor(2.0))
+                  if m.any() else y.sum() * 0)
+        loss = l_face + l_cock
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -297,8 +319,23 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int) -> No
     export(net, out / reader.FACE_FILE, "crop", (1, 3, reader.CROP, reader.CROP), dynamic=True)
 
 
+def mine(pool: Pool, models: Path, out: Path) -> None:
+    """Run the detector over every training picture; keep what it finds that is not a die."""
+    det = reader.DiceReader(models)
+    hard = []
+    for kind, items in pool.items.items():
+        for index, (img, dice, die_px) in enumerate(items):
+            scale = reader.DET_DIE_PX / die_px if die_px else reader.PHOTO_LONG_SIDE / max(img.shape[:2])
+            for s, b in det.detect(img, scale):
+                if s >= 0.1 and all(reader._iou(b, d["box"]) < 0.3 for d in dice):
+                    hard.append((kind, index, [round(v, 1) for v in b]))
+        print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
+    (out / "hard.json").write_text(json.dumps(hard))
+
+
 def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: bool) -> None:
     net.eval()
+    torch.save(net.state_dict(), path.with_suffix(".pt"))  # to go on training from (--init)
     axes = {name: {0: "n", 2: "h", 3: "w"} if name == "image" else {0: "n"}, "out": {0: "n"}}
     torch.onnx.export(net, torch.zeros(shape), str(path), input_names=[name], output_names=["out"],
                       dynamic_axes=axes, opset_version=17, dynamo=False)
@@ -307,7 +344,7 @@ def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: b
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("model", choices=["detector", "face"])
+    ap.add_argument("model", choices=["detector", "face", "mine"])
     ap.add_argument("--real", type=Path, help="labelled real photos (images/, labels/)")
     ap.add_argument("--part", choices=["train", "all"], default="train")
     ap.add_argument("--build", type=Path, default=HERE / "build")
@@ -316,10 +353,14 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, help="go on from these weights (a .pt written next to the .onnx)")
+    ap.add_argument("--lr", type=float, default=3e-3)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
-    if args.model == "detector":
-        train_detector(pool, args.steps or 3000, args.out, args.seed, args.workers)
+    if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
+        mine(pool, args.out, args.build)
+    elif args.model == "detector":
+        train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
     else:
-        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers)
+        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr)
