@@ -44,8 +44,10 @@ MAX_SIDE = 1280
 CROP, CROP_SCALE = 48, 1.5
 #: quarter turns of each crop read by the face model (1 = the crop as it is)
 TURNS = 4
-#: a detection is kept when centre score × die probability is at least this
-MIN_SCORE = 0.35
+#: a detection is kept when centre score × die probability is at least MIN_SCORE, or when the
+#: detector is sure (SURE_CENTRE) and the face model not quite sure it is no die (SURE_DIE_P):
+#: the face model alone tends to take a white die showing one pip for a round spot on a tray
+MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
 #: a die is flagged cocked when the face model's cocked probability is at least this
 COCKED_P = 0.5
 
@@ -189,7 +191,7 @@ class DiceReader:
         out = []
         for (s, b), p in zip(kept, probs):
             p_die = 1 - float(p[0])
-            if s * p_die < MIN_SCORE:
+            if s * p_die < MIN_SCORE and not (s >= SURE_CENTRE and p_die >= SURE_DIE_P):
                 continue
             face = int(np.argmax(p[1:7])) + 1
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3]))
