@@ -1,18 +1,59 @@
 """Ordinary dice lying on the table: where they are, which face is up, and whether one is cocked.
 
-Works on a top-down view of the table (the camera image rectified through the calibration, or a
-plain photo taken from above). A die is a small roughly square blob that differs from the local
-background; its face is the number of pips: round spots of a contrasting colour inside its top
-face. A die leaning on something shows two faces and looks longer than wide: it is cocked and
-must be thrown again (R18), as must a die that lies outside the walls.
+Two small learned models, run with onnxruntime (trained by `models/dice/train.py`, model card
+`models/dice/README.md`):
+
+1. a centre-point detector (`dice_detect.onnx`) over the whole picture, scaled so a die is about
+   `DET_DIE_PX` pixels wide: each die's centre and box;
+2. a crop reader (`dice_face.onnx`) on a 32×32 crop of each die taken from the full-resolution
+   picture: not-a-die or the face up (1..6), and whether the die is cocked — leaning on a tile
+   or another die, showing two faces — so it must be thrown again (R18).
+
+Works on a top-down view of the table (the camera image rectified through the calibration; the
+die's size in pixels is then known) or on a plain photo taken from above (size unknown: a first
+pass at `PHOTO_LONG_SIDE` finds the dice, a second one at the right scale if they are far from
+the size the detector knows best).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
+
+from companion.errors import CompanionError, ImageError
+
+#: where the shipped models live (repository `models/dice/`)
+MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
+DETECTOR_FILE, FACE_FILE = "dice_detect.onnx", "dice_face.onnx"
+
+#: the die width (px) the detector sees best; pictures are scaled to it when the size is known
+DET_DIE_PX = 16.0
+#: the detector works at stride 4 and its input sides must be multiples of 16
+DET_STRIDE, DET_MULTIPLE = 4, 16
+#: a photo of unknown scale is first read with its long side at this many pixels
+PHOTO_LONG_SIDE = 320
+#: the largest detector input side (a huge photo is read smaller)
+MAX_SIDE = 1280
+#: the crop read by the face model: CROP×CROP pixels (the model's own input size wins) covering
+#: CROP_SCALE × the die's box
+CROP, CROP_SCALE = 48, 1.5
+#: quarter turns of each crop read by the face model (1 = the crop as it is)
+TURNS = 4
+#: a detection is kept when centre score × die probability is at least MIN_SCORE, or when the
+#: detector is sure (SURE_CENTRE) and the face model not quite sure it is no die (SURE_DIE_P):
+#: the face model alone tends to take a white die showing one pip for a round spot on a tray
+MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
+#: a die is flagged cocked when the face model's cocked probability is at least this
+COCKED_P = 0.5
+
+
+class DiceModelError(CompanionError, RuntimeError):
+    """The dice reader's model files are missing or cannot be loaded."""
 
 
 @dataclass
@@ -27,125 +68,165 @@ class DieReading:
         return {"face": self.face, "box": [round(v, 1) for v in self.box], "cocked": self.cocked}
 
 
-def _background(img: np.ndarray, die_px: float) -> np.ndarray:
-    """The table or tray without the dice: a median over a window several dice wide."""
-    scale = max(1.0, die_px / 6)
-    small = cv2.resize(img, None, fx=1 / scale, fy=1 / scale, interpolation=cv2.INTER_AREA)
-    k = int(die_px * 3.5 / scale) | 1
-    bg = cv2.medianBlur(small, max(3, min(k, 255)))
-    return cv2.resize(bg, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+# --- pre-processing shared with training (models/dice/train.py imports these) ------------------
 
 
-def foreground(img: np.ndarray, die_px: float) -> np.ndarray:
-    """Pixels that differ from the local background in colour or lightness (uint8 mask)."""
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
-    bg = cv2.cvtColor(_background(img, die_px), cv2.COLOR_BGR2LAB).astype(np.float32)
-    d = np.linalg.norm(lab - bg, axis=2)
-    mask = (d > 28).astype(np.uint8) * 255
-    k = max(1, int(die_px / 12))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1,) * 2))
-    return mask
+def to_input(images: np.ndarray) -> np.ndarray:
+    """uint8 BGR images N×H×W×3 → float32 N×3×H×W, centred."""
+    x = images.astype(np.float32) * (1 / 255.0) - 0.5
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2) * 4.0)
 
 
-def count_pips(patch: np.ndarray) -> tuple[int, float]:
-    """Pips on a die face patch (square, face filling it): the count and a confidence 0..1."""
-    s = patch.shape[0]
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    # the body colour from a ring just inside the face's edge, where no pip lies
-    ring = np.zeros((s, s), bool)
-    a, b = int(s * 0.1), int(s * 0.17)
-    ring[a:s - a, a:s - a] = True
-    ring[b:s - b, b:s - b] = False
-    body = np.median(lab[ring], axis=0)
-    d = np.linalg.norm(lab - body, axis=2)
-    d8 = np.clip(d * 2, 0, 255).astype(np.uint8)
-    thr, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = (d8 > max(thr, 50)).astype(np.uint8)
-    m = int(s * 0.13)
-    mask[:m], mask[-m:], mask[:, :m], mask[:, -m:] = 0, 0, 0, 0
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    area = s * s
-    pips = []
-    for i in range(1, n):
-        x, y, w, h, a = stats[i]
-        if 0.004 * area <= a <= 0.09 * area and max(w, h) <= 2.2 * min(w, h) + 1:
-            pips.append(a)
-    if not pips:
-        return 0, 0.0
-    if len(pips) > 1:  # pips on a die are all alike (the one may be bigger): drop specks
-        ref = float(np.median(pips))
-        pips = [a for a in pips if 0.35 * ref < a < 2.5 * ref]
-    count = len(pips)
-    conf = 1.0 if 1 <= count <= 6 else 0.0
-    return count, conf
+def detector_image(img: np.ndarray, scale: float) -> np.ndarray:
+    """The picture scaled by `scale` and padded (edge colour) to multiples of DET_MULTIPLE."""
+    h, w = img.shape[:2]
+    nw, nh = max(DET_MULTIPLE, round(w * scale)), max(DET_MULTIPLE, round(h * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(img, (nw, nh), interpolation=interp) if (nw, nh) != (w, h) else img
+    pw, ph = -nw % DET_MULTIPLE, -nh % DET_MULTIPLE
+    if pw or ph:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return small
 
 
-def _patch(img: np.ndarray, rect, size: int = 48) -> np.ndarray:
-    (cx, cy), (w, h), ang = rect
-    box = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
-    dst = np.float32([[0, size], [0, 0], [size, 0], [size, size]])
-    M = cv2.getPerspectiveTransform(box, dst)
-    return cv2.warpPerspective(img, M, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+def face_crop(img: np.ndarray, box, size: int = CROP) -> np.ndarray:
+    """The size×size patch the face model reads: centred on the box, CROP_SCALE × its longer side."""
+    x1, y1, x2, y2 = box
+    side = max(4.0, CROP_SCALE * max(x2 - x1, y2 - y1))
+    s = int(np.ceil(side))
+    patch = cv2.getRectSubPix(img, (s, s), ((x1 + x2) / 2, (y1 + y2) / 2))
+    interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
+    return cv2.resize(patch, (size, size), interpolation=interp)
+
+
+def decode(out: np.ndarray, scale: float, threshold: float = 0.2) -> list[tuple[float, list[float]]]:
+    """Detector output 5×h×w → [(centre score, [x1, y1, x2, y2] in the original picture)]."""
+    logits = out[0]
+    heat = 1 / (1 + np.exp(-logits))
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    found = []
+    for i, j in zip(*np.nonzero(peaks)):
+        cx = (j + 0.5 + out[3, i, j]) * DET_STRIDE / scale
+        cy = (i + 0.5 + out[4, i, j]) * DET_STRIDE / scale
+        w = float(np.exp(np.clip(out[1, i, j], -3, 5))) * DET_STRIDE / scale
+        h = float(np.exp(np.clip(out[2, i, j], -3, 5))) * DET_STRIDE / scale
+        found.append((float(heat[i, j]), [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]))
+    return found
+
+
+def _iou(a, b) -> float:
+    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+# --- the reader ----------------------------------------------------------------------------------
+
+
+class DiceReader:
+    """The two models, loaded once; `read()` is thread-safe (onnxruntime sessions are)."""
+
+    def __init__(self, model_dir: Path | str | None = None, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        folder = Path(model_dir) if model_dir is not None else MODEL_DIR
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        sessions = []
+        for name in (DETECTOR_FILE, FACE_FILE):
+            path = folder / name
+            if not path.is_file():
+                raise DiceModelError(f"dice model {path} is missing (train it with models/dice/train.py)")
+            try:
+                sessions.append(ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"]))
+            except Exception as e:  # onnxruntime raises its own types for a damaged file
+                raise DiceModelError(f"dice model {path} cannot be loaded: {e}") from e
+        self.detector, self.face = sessions
+        #: the face model reads each crop turned 0, 90, 180, 270 degrees and averages (a die reads alike)
+        self.turns = TURNS
+        side = self.face.get_inputs()[0].shape[2]
+        self.crop = side if isinstance(side, int) else CROP
+
+    def detect(self, img: np.ndarray, scale: float) -> list[tuple[float, list[float]]]:
+        x = to_input(detector_image(img, scale)[None])
+        out = self.detector.run(None, {"image": x})[0][0]
+        return decode(out, scale)
+
+    def classify(self, img: np.ndarray, boxes: list[list[float]]) -> np.ndarray:
+        """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crop's TURNS quarter turns."""
+        if not boxes:
+            return np.zeros((0, 8), np.float32)
+        crops = np.stack([face_crop(img, b, self.crop) for b in boxes])
+        views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
+        out = self.face.run(None, {"crop": to_input(views)})[0].reshape(self.turns, len(boxes), -1)
+        e = np.exp(out[..., :7] - out[..., :7].max(-1, keepdims=True))
+        probs = (e / e.sum(-1, keepdims=True)).mean(0)
+        cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)
+        return np.concatenate([probs, cocked], axis=1)
+
+    def read(self, img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
+        _check(img)
+        h, w = img.shape[:2]
+        if die_px is not None:
+            scale = min(DET_DIE_PX / die_px, MAX_SIDE / max(h, w))
+            found = self.detect(img, scale)
+        else:
+            scale = min(PHOTO_LONG_SIDE / max(h, w), MAX_SIDE / max(h, w))
+            found = self.detect(img, scale)
+            sure = [max(b[2] - b[0], b[3] - b[1]) * scale for s, b in found if s >= 0.5]
+            if sure:  # read again where the dice are far from the size the detector knows best
+                seen = float(np.median(sure))
+                if not 11 <= seen <= 26:
+                    scale = min(scale * (DET_DIE_PX + 2) / seen, MAX_SIDE / max(h, w))
+                    found = self.detect(img, scale)
+        found.sort(key=lambda f: -f[0])
+        kept: list[tuple[float, list[float]]] = []
+        for s, b in found:  # one reading per die
+            if all(_iou(b, k[1]) < 0.45 for k in kept):
+                kept.append((s, b))
+        probs = self.classify(img, [b for _, b in kept])
+        out = []
+        for (s, b), p in zip(kept, probs):
+            p_die = 1 - float(p[0])
+            if s * p_die < MIN_SCORE and not (s >= SURE_CENTRE and p_die >= SURE_DIE_P):
+                continue
+            face = int(np.argmax(p[1:7])) + 1
+            box = (max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3]))
+            out.append(DieReading(face, box, bool(p[7] >= COCKED_P), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
+                                  round(s * p_die, 4)))
+        return out
+
+
+def _check(img) -> None:
+    if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] != 3:
+        raise ImageError("the dice reader needs a colour picture (H×W×3, 8-bit BGR)")
+    if min(img.shape[:2]) < 16:
+        raise ImageError(f"picture too small for the dice reader: {img.shape[1]}×{img.shape[0]}")
+
+
+_reader: DiceReader | None = None
+_lock = threading.Lock()
+
+
+def default_reader() -> DiceReader:
+    """The shipped models, loaded on first use and shared."""
+    global _reader
+    with _lock:
+        if _reader is None:
+            _reader = DiceReader()
+        return _reader
 
 
 def find_dice(img: np.ndarray, die_px: float | None = None, roi_mask: np.ndarray | None = None) -> list[DieReading]:
-    """Dice in a top-down view. `die_px`: the side of a die in pixels (None: estimated from the image)."""
-    guess = die_px or max(12.0, min(img.shape[:2]) / 18)
-    mask = foreground(img, guess)
+    """Dice in a top-down picture. `die_px`: the side of a die in pixels (None: found from the picture).
+
+    `roi_mask` (uint8, same size): only dice whose centre lies where it is non-zero.
+    """
+    got = default_reader().read(img, die_px)
     if roi_mask is not None:
-        mask &= roi_mask
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    blobs = []
-    for c in contours:
-        a = cv2.contourArea(c)
-        if a < 30:
-            continue
-        rect = cv2.minAreaRect(c)
-        w, h = rect[1]
-        if min(w, h) < 4:
-            continue
-        fill = a / (w * h)
-        blobs.append((c, rect, a, fill))
-    hi = 1.19 if die_px is not None else 1.25  # a known die size tells dice from face-up tiles (2.2 cm)
-    if die_px is None:  # the typical size of the square blobs is the size of a die
-        sides = [min(r[1]) for _, r, _, f in blobs if f > 0.7 and max(r[1]) < 1.25 * min(r[1])]
-        die_px = float(np.median(sides)) if sides else guess
-    out = []
-    for c, rect, a, fill in blobs:
-        w, h = rect[1]
-        short, long_ = min(w, h), max(w, h)
-        if not (0.7 * die_px <= short <= hi * die_px) or long_ > 1.75 * die_px or fill < 0.6:
-            continue
-        cocked = long_ > 1.22 * short
-        if cocked:  # read the larger of the two faces seen: the part nearer the top of the die
-            (cx, cy), _, ang = rect
-            face, conf = _cocked_face(img, rect)
-        else:
-            face, conf = count_pips(_patch(img, rect))
-        if conf <= 0 or not 1 <= face <= 6:
-            continue
-        x, y, bw, bh = cv2.boundingRect(c)
-        out.append(DieReading(face, (float(x), float(y), float(x + bw), float(y + bh)), cocked,
-                              (float(rect[0][0]), float(rect[0][1])), conf))
-    return out
-
-
-def _cocked_face(img: np.ndarray, rect) -> tuple[int, float]:
-    """A cocked die shows two faces side by side; read each and keep the one with a valid count."""
-    (cx, cy), (w, h), ang = rect
-    best = (0, 0.0)
-    for part in (0, 1):
-        if w >= h:
-            off = (w / 4) * (1 if part else -1)
-            a = np.deg2rad(ang)
-            c = (cx + off * np.cos(a), cy + off * np.sin(a))
-            r = (c, (w / 2, h), ang)
-        else:
-            off = (h / 4) * (1 if part else -1)
-            a = np.deg2rad(ang)
-            c = (cx - off * np.sin(a), cy + off * np.cos(a))
-            r = (c, (w, h / 2), ang)
-        face, conf = count_pips(_patch(img, r))
-        if conf > best[1]:
-            best = (face, conf)
-    return best
+        got = [d for d in got if roi_mask[min(int(d.centre[1]), roi_mask.shape[0] - 1),
+                                          min(int(d.centre[0]), roi_mask.shape[1] - 1)]]
+    return got

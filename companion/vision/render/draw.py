@@ -21,27 +21,6 @@ from companion.vision.render.tiles import face as tile_face
 
 UP = np.array([0.0, 0.0, -1.0])  # world z points down into the table, so "up" is -z
 
-#: pip positions per face in face units (-0.5..0.5); the usual layout of a six-sided die
-PIPS = {
-    1: [(0, 0)],
-    2: [(-0.27, -0.27), (0.27, 0.27)],
-    3: [(-0.27, -0.27), (0, 0), (0.27, 0.27)],
-    4: [(-0.27, -0.27), (0.27, -0.27), (-0.27, 0.27), (0.27, 0.27)],
-    5: [(-0.27, -0.27), (0.27, -0.27), (0, 0), (-0.27, 0.27), (0.27, 0.27)],
-    6: [(-0.27, -0.27), (0.27, -0.27), (-0.27, 0), (0.27, 0), (-0.27, 0.27), (0.27, 0.27)],
-}
-
-#: die colours (body BGR, pips BGR, pips of the one and four or None)
-DICE_COLOURS = [
-    ((235, 235, 235), (25, 25, 25), (30, 30, 200)),  # Chinese dice: red one and four
-    ((240, 240, 240), (20, 20, 20), None),
-    ((40, 40, 190), (240, 240, 240), None),
-    ((30, 30, 30), (240, 240, 240), None),
-    ((60, 140, 40), (240, 240, 240), None),
-    ((160, 80, 30), (240, 240, 240), None),
-    ((60, 200, 230), (20, 20, 20), None),
-]
-
 #: tile back colours (BGR) of common sets: green, blue, yellow, pink
 TILE_BACKS = [(70, 130, 40), (150, 90, 30), (60, 170, 215), (150, 130, 220)]
 TILE_FACE = (215, 228, 235)
@@ -221,8 +200,10 @@ def render(scene: Scene) -> tuple[np.ndarray, dict]:
                      _yaw(tile.angle))
         add(cub, _discard_painter(img, view, tile.code, rng, truth))
 
+    from companion.vision.render.dice import die_cuboid, die_painter  # dice.py builds on this module
+
     for die in scene.dice:
-        add(_die_cuboid(die), _die_painter(img, view, die, truth), bias=0.02)
+        add(die_cuboid(die), die_painter(img, view, die, truth), bias=0.02)
 
     marker = scene.east_marker
     if marker is not None and marker.kind == "box":
@@ -284,49 +265,6 @@ def _discard_painter(img: np.ndarray, view: View, code: str, rng, truth: dict):
                 truth["tiles"].append({"tile": code, "box": _box(quad)})
             else:
                 _fill(img, quad, _shade(TILE_FACE, _light(cub.normal(name)) * 0.85))
-    return paint
-
-
-def _die_cuboid(die) -> Cuboid:
-    s = die.size
-    R = _yaw(die.angle)
-    z = -s / 2
-    if die.cocked:  # leaning on an edge against a wall or another die (R18)
-        tilt = math.radians(die.tilt)
-        Rt = np.array([[1, 0, 0], [0, math.cos(tilt), -math.sin(tilt)], [0, math.sin(tilt), math.cos(tilt)]])
-        R = R @ Rt
-        z = -(s / 2) * (math.cos(tilt) + math.sin(tilt))
-    return Cuboid(np.array([die.x, die.y, z]), (s / 2, s / 2, s / 2), R)
-
-
-def _die_faces(top: int, turn: int) -> dict[str, int]:
-    """Values on the faces of a die whose -z (up) face shows `top`; opposite faces add up to 7."""
-    side = [v for v in (1, 2, 3, 4, 5, 6) if v not in (top, 7 - top)]
-    a = side[turn % 4]
-    b = next(v for v in side if v not in (a, 7 - a))
-    return {"-z": top, "+z": 7 - top, "+x": a, "-x": 7 - a, "+y": b, "-y": 7 - b}
-
-
-def _die_painter(img: np.ndarray, view: View, die, truth: dict):
-    body, pip, red = DICE_COLOURS[die.colour % len(DICE_COLOURS)]
-    values = _die_faces(die.face, die.turn)
-
-    def paint(cub: Cuboid) -> None:
-        for name in cub.visible_faces(view.centre):
-            corners = cub.face_quad(name)
-            quad = view.project(corners)
-            _fill(img, quad, _shade(body, _light(cub.normal(name))))
-            _outline(img, quad, _shade(body, 0.6))
-            origin = corners.mean(0)
-            e1, e2 = corners[1] - corners[0], corners[3] - corners[0]
-            value = values[name]
-            colour = red if (red is not None and value in (1, 4)) else pip
-            radius = 0.1 * (1.25 if value == 1 else 1.0)
-            for px, py in PIPS[value]:
-                ring = [origin + e1 * (px + radius * math.cos(a)) + e2 * (py + radius * math.sin(a))
-                        for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
-                _fill(img, view.project(ring), colour)
-        truth["dice"].append({"face": die.face, "cocked": die.cocked, "box": _box(view.project(cub.corners))})
     return paint
 
 

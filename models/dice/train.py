@@ -1,0 +1,366 @@
+"""Train the dice reader's two models on CPU and export them to ONNX.
+
+    python models/dice/make_data.py                      # synthetic pictures → models/dice/build/
+    python models/dice/train.py detector --real DATA     # → models/dice/dice_detect.onnx
+    python models/dice/train.py face --real DATA         # → models/dice/dice_face.onnx
+
+DATA is a folder of labelled real photos (images/, labels/ in YOLO format, class = face − 1);
+`--part train` (default) uses only the photos outside the validation blocks of `realdata.py`,
+`--part all` every photo. Pictures are mixed from three sources: the real photos, the rendered
+tray photos and the rendered table views, each heavily augmented (scale, quarter turns, mirror
+images, hue and channel swaps, contrast, gamma, blur, noise, JPEG), so that dice of colours,
+materials and lighting the real photos lack are still seen. Pre-processing (scaling, crops,
+input normalisation, decoding) is imported from `companion.vision.dice`, so training and the
+reader at run time cannot drift apart. Progress goes to stderr; seeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+from nets import Detector, FaceNet  # noqa: E402
+from realdata import photos  # noqa: E402
+
+from companion.vision import dice as reader  # noqa: E402
+
+HERE = Path(__file__).parent
+PATCH = 160  # detector training crops
+
+
+# --- the pictures --------------------------------------------------------------------------------
+
+
+class Pool:
+    """Every training picture in memory: (image, dice, kind, die_px or None)."""
+
+    def __init__(self, real: Path | None, part: str, build: Path) -> None:
+        self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
+        if real is not None:
+            for path, dice in photos(real, part):
+                self.items["real"].append((cv2.imread(str(path)), dice, None))
+        for kind in ("tray", "table"):
+            labels_path = build / kind / "labels.json"
+            if not labels_path.exists():
+                continue
+            for name, lab in json.loads(labels_path.read_text()).items():
+                img = cv2.imread(str(build / kind / name))
+                if img is not None:
+                    self.items[kind].append((img, lab["dice"], lab.get("die_px") if kind == "table" else None))
+        for k, v in self.items.items():
+            print(f"{k}: {len(v)} pictures, {sum(len(i[1]) for i in v)} dice", file=sys.stderr)
+        # what the detector took for a die and is none (`mine`): read by the face model as "not a die"
+        self.hard: dict[str, list[tuple[int, list[float]]]] = {k: [] for k in self.items}
+        if (build / "hard.json").exists():
+            for kind, index, box in json.loads((build / "hard.json").read_text()):
+                if index < len(self.items[kind]) and \
+                        all(reader._iou(box, d["box"]) < 0.15 for d in self.items[kind][index][1]):
+                    self.hard[kind].append((index, box))
+            print("hard negatives: " + ", ".join(f"{k} {len(v)}" for k, v in self.hard.items()), file=sys.stderr)
+
+    def pick(self, rng: np.random.Generator, weights: dict[str, float]):
+        kinds = [k for k in weights if self.items[k]]
+        p = np.array([weights[k] for k in kinds])
+        kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
+        items = self.items[kind]
+        return kind, items[int(rng.integers(len(items)))]
+
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool) -> np.ndarray:
+    """Other dice, trays and light: hue turns, channel swaps, contrast, gamma, grey."""
+    if rng.random() < (0.7 if strong else 0.4):
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
+        if rng.random() < 0.5:
+            hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.4), 0, 255).astype(np.uint8)
+        img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.3:
+        img = np.ascontiguousarray(img[..., rng.permutation(3)])
+    if rng.random() < 0.08:
+        img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    f = img.astype(np.float32)
+    if rng.random() < 0.8:
+        f = (f - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-40, 40)
+        f *= rng.uniform(0.85, 1.15, 3).astype(np.float32)  # white balance
+    if rng.random() < 0.3:
+        f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(0.6, 1.6)
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.5:
+        f += rng.normal(0, rng.uniform(1, 8), f.shape).astype(np.float32)
+    img = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+        img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return img
+
+
+def turn(img: np.ndarray, boxes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A random quarter turn and mirror image (a die's faces read the same either way)."""
+    h, w = img.shape[:2]
+    b = boxes.copy()
+    if rng.random() < 0.5:
+        img = img[:, ::-1]
+        b[:, [0, 2]] = w - b[:, [2, 0]]
+    k = int(rng.integers(4))
+    for _ in range(k):  # 90° anticlockwise: (x, y) -> (y, W - x)
+        h, w = img.shape[:2]
+        img = np.rot90(img)
+        b = np.stack([b[:, 1], w - b[:, 2], b[:, 3], w - b[:, 0]], 1)
+    return np.ascontiguousarray(img), b
+
+
+# --- detector ------------------------------------------------------------------------------------
+
+
+def detector_sample(pool: Pool, rng: np.random.Generator):
+    kind, (img, dice, die_px) = pool.pick(rng, {"real": 0.35, "tray": 0.35, "table": 0.3})
+    boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
+    h, w = img.shape[:2]
+    if kind == "table":
+        scale = reader.DET_DIE_PX / die_px * rng.uniform(0.8, 1.25)
+    else:
+        sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) if len(boxes) else np.array([40.0])
+        med = float(np.median(sizes))
+        if rng.random() < 0.5:  # as the reader's first pass scales a photo
+            scale = reader.PHOTO_LONG_SIDE / max(h, w) * rng.uniform(0.85, 1.15)
+        else:
+            scale = rng.uniform(9, 36) / med
+    small = cv2.resize(img, (max(8, round(w * scale)), max(8, round(h * scale))),
+                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    boxes = boxes * scale
+    small, boxes = turn(small, boxes, rng)
+    h, w = small.shape[:2]
+    if h < PATCH or w < PATCH:
+        small = cv2.copyMakeBorder(small, 0, max(0, PATCH - h), 0, max(0, PATCH - w), cv2.BORDER_REPLICATE)
+        h, w = small.shape[:2]
+    if len(boxes) and rng.random() < 0.7:
+        c = boxes[int(rng.integers(len(boxes)))]
+        x0 = int(np.clip((c[0] + c[2]) / 2 - rng.uniform(20, PATCH - 20), 0, w - PATCH))
+        y0 = int(np.clip((c[1] + c[3]) / 2 - rng.uniform(20, PATCH - 20), 0, h - PATCH))
+    else:
+        x0, y0 = int(rng.integers(0, w - PATCH + 1)), int(rng.integers(0, h - PATCH + 1))
+    patch = colour_jitter(small[y0:y0 + PATCH, x0:x0 + PATCH], rng, kind == "real")
+    boxes = boxes - [x0, y0, x0, y0]
+    g = PATCH // reader.DET_STRIDE
+    heat = np.zeros((g, g), np.float32)
+    reg = np.zeros((4, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for x1, y1, x2, y2 in boxes:
+        cx, cy = (x1 + x2) / 2 / reader.DET_STRIDE, (y1 + y2) / 2 / reader.DET_STRIDE
+        if not (0 <= cx < g and 0 <= cy < g):
+            continue
+        bw, bh = max(1.0, x2 - x1), max(1.0, y2 - y1)
+        sigma = max(0.6, min(bw, bh) / reader.DET_STRIDE / 5)
+        ix, iy = int(cx), int(cy)
+        heat = np.maximum(heat, np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma ** 2)))
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = [math.log(bw / reader.DET_STRIDE), math.log(bh / reader.DET_STRIDE),
+                          cx - ix - 0.5, cy - iy - 0.5]
+        mask[iy, ix] = 1.0
+    return patch, heat, reg, mask
+
+
+def focal_loss(logits: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on the centre map."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return -(pos_loss.sum() + neg_loss.sum()) / n
+
+
+class Batches(torch.utils.data.IterableDataset):
+    def __init__(self, pool: Pool, make, batch: int, seed: int) -> None:
+        self.pool, self.make, self.batch, self.seed = pool, make, batch, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        cv2.setNumThreads(1)
+        while True:
+            yield [np.stack(x) for x in zip(*(self.make(self.pool, rng) for _ in range(self.batch)))]
+
+
+def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
+                   lr: float = 3e-3) -> None:
+    torch.manual_seed(seed)
+    net = Detector()
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    data = torch.utils.data.DataLoader(Batches(pool, detector_sample, 16, seed), batch_size=None,
+                                       num_workers=workers, persistent_workers=workers > 0)
+    t0, run = time.time(), []
+    for step, (patch, heat, reg, mask) in enumerate(data):
+        if step >= steps:
+            break
+        x = torch.from_numpy(reader.to_input(np.asarray(patch)))  # the loader hands over tensors
+        heat, reg, mask = torch.as_tensor(heat), torch.as_tensor(reg), torch.as_tensor(mask)
+        y = net(x)
+        l_heat = focal_loss(y[:, 0], heat)
+        m = mask[:, None]
+        l_reg = (F.l1_loss(y[:, 1:5] * m, reg * m, reduction="sum")) / m.sum().clamp(min=1)
+        loss = l_heat + l_reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        run.append((l_heat.item(), l_reg.item()))
+        if (step + 1) % 50 == 0:
+            a = np.mean(run[-50:], axis=0)
+            print(f"detector step {step + 1}/{steps}: heat {a[0]:.3f} box {a[1]:.3f} ({time.time() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+    export(net, out / reader.DETECTOR_FILE, "image", (1, 3, 320, 320), dynamic=True)
+
+
+# --- face reader ---------------------------------------------------------------------------------
+
+
+def face_sample(pool: Pool, rng: np.random.Generator):
+    kind, (img, dice, _) = pool.pick(rng, {"real": 0.4, "tray": 0.25, "table": 0.35})
+    boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
+    h, w = img.shape[:2]
+    if pool.hard[kind] and rng.random() < 0.12:
+        index, box = pool.hard[kind][int(rng.integers(len(pool.hard[kind])))]
+        img = pool.items[kind][index][0]
+        label, cocked = 0, -1.0
+    elif len(boxes) and rng.random() < 0.82:
+        i = int(rng.integers(len(boxes)))
+        cocked_ones = [j for j, d in enumerate(dice) if d["cocked"]]
+        if cocked_ones and rng.random() < 0.5:  # cocked dice are rare: show them more often (R18)
+            i = cocked_ones[int(rng.integers(len(cocked_ones)))]
+        x1, y1, x2, y2 = boxes[i]
+        bw, bh = x2 - x1, y2 - y1
+        s = max(bw, bh)
+        cx, cy = (x1 + x2) / 2 + rng.normal(0, 0.07) * s, (y1 + y2) / 2 + rng.normal(0, 0.07) * s
+        k = rng.uniform(0.85, 1.2)
+        box = [cx - bw * k / 2, cy - bh * k / 2, cx + bw * k / 2, cy + bh * k / 2]
+        label, cocked = dice[i]["face"], float(dice[i]["cocked"])
+    else:  # not a die: the tray, the felt, a tile, a marker, a hand, or half of a die
+        ref = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) if len(boxes) else 30
+        for _try in range(20):
+            s = ref * rng.uniform(0.7, 1.5)
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            if len(boxes) and rng.random() < 0.3:  # next to a die
+                b = boxes[int(rng.integers(len(boxes)))]
+                cx, cy = (b[0] + b[2]) / 2 + rng.choice([-1, 1]) * s * rng.uniform(0.7, 1.0), (b[1] + b[3]) / 2
+            box = [cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2]
+            if all(reader._iou(box, b) < 0.25 for b in boxes):
+                break
+        label, cocked = 0, -1.0
+    # turn the die any angle: crop wider, rotate, crop again
+    x1, y1, x2, y2 = box
+    side = reader.CROP_SCALE * max(x2 - x1, y2 - y1)
+    big = int(math.ceil(side * 1.45))
+    patch = cv2.getRectSubPix(img, (big, big), ((x1 + x2) / 2, (y1 + y2) / 2))
+    M = cv2.getRotationMatrix2D((big / 2, big / 2), float(rng.uniform(0, 360)), 1.0)
+    patch = cv2.warpAffine(patch, M, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    o = (big - side) / 2
+    crop = reader.face_crop(patch, [o + side / 2 - side / reader.CROP_SCALE / 2] * 2
+                            + [o + side / 2 + side / reader.CROP_SCALE / 2] * 2)
+    if rng.random() < 0.4:  # fewer pixels on the die: a smaller or farther die
+        f = rng.uniform(0.45, 0.9)
+        n = max(8, round(reader.CROP * f))
+        crop = cv2.resize(cv2.resize(crop, (n, n), interpolation=cv2.INTER_AREA), (reader.CROP, reader.CROP),
+                          interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1]
+    crop = colour_jitter(np.ascontiguousarray(crop), rng, kind == "real")
+    return crop, np.int64(label), np.float32(cocked)
+
+
+def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
+               lr: float = 3e-3) -> None:
+    torch.manual_seed(seed)
+    net = FaceNet()
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    data = torch.utils.data.DataLoader(Batches(pool, face_sample, 96, seed), batch_size=None,
+                                       num_workers=workers, persistent_workers=workers > 0)
+    t0, run = time.time(), []
+    for step, (crop, label, cocked) in enumerate(data):
+        if step >= steps:
+            break
+        x = torch.from_numpy(reader.to_input(np.asarray(crop)))
+        label, cocked = torch.as_tensor(label), torch.as_tensor(cocked)
+        y = net(x)
+        l_face = F.cross_entropy(y[:, :7], label, label_smoothing=0.02)
+        m = cocked >= 0
+        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m], pos_weight=torch.tensor(2.0))
+                  if m.any() else y.sum() * 0)
+        loss = l_face + l_cock
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        acc = (y[:, :7].argmax(1) == label).float().mean().item()
+        run.append((l_face.item(), l_cock.item(), acc))
+        if (step + 1) % 50 == 0:
+            a = np.mean(run[-50:], axis=0)
+            print(f"face step {step + 1}/{steps}: face {a[0]:.3f} cocked {a[1]:.3f} acc {a[2]:.3f} "
+                  f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    export(net, out / reader.FACE_FILE, "crop", (1, 3, reader.CROP, reader.CROP), dynamic=True)
+
+
+def mine(pool: Pool, models: Path, out: Path) -> None:
+    """Run the detector over every training picture; keep what it finds that is not a die."""
+    det = reader.DiceReader(models)
+    hard = []
+    for kind, items in pool.items.items():
+        for index, (img, dice, die_px) in enumerate(items):
+            scale = reader.DET_DIE_PX / die_px if die_px else reader.PHOTO_LONG_SIDE / max(img.shape[:2])
+            for s, b in det.detect(img, scale):
+                if s >= 0.1 and all(reader._iou(b, d["box"]) < 0.3 for d in dice):
+                    hard.append((kind, index, [round(v, 1) for v in b]))
+        print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
+    (out / "hard.json").write_text(json.dumps(hard))
+
+
+def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: bool) -> None:
+    net.eval()
+    torch.save(net.state_dict(), path.with_suffix(".pt"))  # to go on training from (--init)
+    axes = {name: {0: "n", 2: "h", 3: "w"} if name == "image" else {0: "n"}, "out": {0: "n"}}
+    torch.onnx.export(net, torch.zeros(shape), str(path), input_names=[name], output_names=["out"],
+                      dynamic_axes=axes, opset_version=17, dynamo=False)
+    print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model", choices=["detector", "face", "mine"])
+    ap.add_argument("--real", type=Path, help="labelled real photos (images/, labels/)")
+    ap.add_argument("--part", choices=["train", "all"], default="train")
+    ap.add_argument("--build", type=Path, default=HERE / "build")
+    ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, help="go on from these weights (a .pt written next to the .onnx)")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    pool = Pool(args.real, args.part, args.build)
+    if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
+        mine(pool, args.out, args.build)
+    elif args.model == "detector":
+        train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
+    else:
+        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr)

@@ -1,0 +1,134 @@
+"""The dice reader: the shipped models load and read real and rendered dice; bad input is refused."""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import CompanionError, ImageError
+from companion.vision import dice as dice_reader
+from companion.vision.dice import DiceModelError, DiceReader, face_crop, find_dice
+from companion.vision.render.draw import render
+from companion.vision.render.scenes import random_scene, scene_variant
+from companion.vision.scene import SceneSettings, analyse
+
+FIXTURES = dice_reader.MODEL_DIR / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return DiceReader()
+
+
+def _fixture_photos():
+    labels = json.loads((FIXTURES / "labels.json").read_text())
+    for name, dice in labels.items():
+        yield name, cv2.imread(str(FIXTURES / name)), dice
+
+
+def test_the_shipped_models_are_small_and_load(reader):
+    for name in (dice_reader.DETECTOR_FILE, dice_reader.FACE_FILE):
+        assert (dice_reader.MODEL_DIR / name).stat().st_size < 3 * 1024 * 1024
+    assert reader.detector is not None and reader.face is not None
+
+
+def test_real_photos_kept_out_of_training_are_read(reader):
+    """Two photos of the validation blocks (never trained on): box (IoU >= 0.5) and face."""
+    right = total = spurious = 0
+    for name, img, truth in _fixture_photos():
+        got = reader.read(img)
+        used = set()
+        for d in got:
+            hits = [i for i, t in enumerate(truth) if i not in used and dice_reader._iou(d.box, t["box"]) >= 0.5]
+            if hits:
+                used.add(hits[0])
+                right += truth[hits[0]]["face"] == d.face
+            else:
+                spurious += 1
+        total += len(truth)
+    assert total >= 20
+    assert right >= 0.9 * total and spurious <= 2
+
+
+def test_face_model_reads_labelled_real_dice(reader):
+    """The crop reader alone, on the labelled boxes: the face up of dice of several colours."""
+    right = total = 0
+    for _, img, truth in _fixture_photos():
+        probs = reader.classify(img, [t["box"] for t in truth])
+        right += sum(int(np.argmax(p[1:7])) + 1 == t["face"] for p, t in zip(probs, truth))
+        total += len(truth)
+    assert right >= 0.9 * total
+
+
+def test_the_face_crop_is_centred_on_the_die():
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[40:60, 30:50] = 255  # a 20 px "die"
+    crop = face_crop(img, (30, 40, 50, 60))
+    assert crop.shape == (dice_reader.CROP, dice_reader.CROP, 3)
+    lit = np.argwhere(crop[..., 0] > 128)
+    centre = lit.mean(0)
+    assert np.allclose(centre, (dice_reader.CROP - 1) / 2, atol=1.0)
+    # 1.5 × the die's side: the die covers two thirds of the crop
+    assert abs(np.ptp(lit[:, 0]) + 1 - dice_reader.CROP / dice_reader.CROP_SCALE) <= 2
+
+
+def _scene_with_dice(seed: int, dice):
+    sc = random_scene(seed, "easy", stage="built", variant_name="classical")
+    from companion.vision.render.scene import Die
+
+    cx, cy = sc.table_size[0] / 2, sc.table_size[1] / 2
+    sc.dice = [Die(face=f, x=cx - 6 + 6 * i, y=cy + (i % 2) * 3, angle=17.0 * i + 5, cocked=c, colour=i + seed,
+                   turn=i) for i, (f, c) in enumerate(dice)]
+    return sc
+
+
+def _read(sc):
+    image, _ = render(sc)
+    obs = analyse(image, SceneSettings(scene_variant("classical"), sc.truth["first_east_side"], sc.truth["dealer"]),
+                  with_tiles=False)
+    assert obs["calibrated"]
+    return obs["dice"]
+
+
+def test_rendered_table_dice_are_read():
+    """Three rendered tables, three flat dice each: every die found, faces (and no false cocked flag) right."""
+    right = 0
+    for seed in (1, 2, 3):
+        dice = [(1 + (seed + 2 * i) % 6, False) for i in range(3)]
+        got = _read(_scene_with_dice(seed, dice))
+        assert len(got) == 3
+        got_pairs = [(d["face"], d["cocked"]) for d in got]
+        right += sum(min(got_pairs.count(p), dice.count(p)) for p in set(dice))
+    assert right >= 8
+
+
+def test_a_cocked_die_is_flagged():
+    """R18: a die leaning on another shows two faces and must be thrown again."""
+    got = _read(_scene_with_dice(3, [(5, False), (2, True)]))
+    assert len(got) == 2
+    assert [d["cocked"] for d in sorted(got, key=lambda d: d["box"][0])] == [False, True]
+
+
+def test_an_empty_tray_has_no_dice(reader):
+    tray = np.full((480, 640, 3), (205, 210, 215), np.uint8)
+    tray += np.random.default_rng(0).integers(0, 6, tray.shape, dtype=np.uint8)
+    assert reader.read(tray) == []
+
+
+@pytest.mark.parametrize("bad", [np.zeros((5, 5, 3), np.uint8), np.zeros((64, 64), np.uint8),
+                                 np.zeros((64, 64, 3), np.float32), "not a picture", None])
+def test_bad_pictures_are_refused_clearly(bad):
+    with pytest.raises(ImageError, match="dice reader"):
+        find_dice(bad)
+
+
+def test_missing_or_damaged_models_say_so(tmp_path: Path):
+    with pytest.raises(DiceModelError, match="missing"):
+        DiceReader(tmp_path)
+    for name in (dice_reader.DETECTOR_FILE, dice_reader.FACE_FILE):
+        (tmp_path / name).write_bytes(b"\x08\x01garbage")
+    with pytest.raises(DiceModelError, match="cannot be loaded") as e:
+        DiceReader(tmp_path)
+    assert isinstance(e.value, CompanionError)
