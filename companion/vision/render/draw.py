@@ -47,6 +47,8 @@ TILE_BACKS = [(70, 130, 40), (150, 90, 30), (60, 170, 215), (150, 130, 220)]
 TILE_FACE = (215, 228, 235)
 FELT = [(70, 110, 40), (110, 80, 30), (60, 60, 60), (90, 110, 130)]
 SKIN = (120, 150, 205)
+#: height of the lamp over the table, and of a tile lying flat (cm): how much more light a higher top catches
+LAMP_CM, TILE_CM = 120.0, 1.6
 
 
 @dataclass
@@ -258,7 +260,8 @@ def _draw_markers(img: np.ndarray, view: View, scene: Scene, truth: dict) -> Non
 
 
 def _tile_painter(img: np.ndarray, view: View, back, layer: int):
-    lift = 1.0 + 0.07 * (layer - 1)  # higher tiles catch more light: a loose tile on top stands out
+    # a higher top is nearer the lamp (about 1.2 m up): inverse square, a few percent per layer
+    lift = ((LAMP_CM - 2 * TILE_CM) / (LAMP_CM - (layer + 1) * TILE_CM)) ** 2
 
     def paint(cub: Cuboid) -> None:
         for name in cub.visible_faces(view.centre):
