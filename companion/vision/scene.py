@@ -171,7 +171,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     tw, th = cal.table_size
     table_img = cv2.warpPerspective(image, S, (int(tw * kk), int(th * kk)), flags=cv2.INTER_LINEAR)
     marker = marker_reader.find_east_marker(table_img, layout)
-    wind = marker_reader.find_wind(table_img, layout, marker)
+    wind = marker_reader.find_wind(table_img, layout, marker, image, cal.H)
     extra = {}
     if marker is not None:
         px = cal.to_image([marker.centre])[0]

@@ -40,8 +40,6 @@ LAB_WEIGHTS = np.array([0.25, 1.0, 1.0], np.float32)
 MAX_SCALE = 1.12
 #: the sides clockwise round the square: walking a wall from stack 1 to N leads to the next one's stack 1
 RING_SIDES: tuple[str, ...] = ("bottom", "left", "top", "right")
-#: a gap narrower than this part of a pitch is a split or a push, not a missing stack
-SPLIT_MAX = 0.6
 #: a gap at least this wide (cm, as seen) inside a run of stacks is a split
 SPLIT_MIN_CM = 0.3
 #: a top this much darker than the light field is lower: half a stack (a lamp about 1.2 m up)
@@ -158,11 +156,8 @@ class Profile:
     inner: np.ndarray  # row (fractional) of the top's inner edge; NaN: no top
     outer: np.ndarray  # row (fractional) of the top's outer edge
     light: np.ndarray  # lightness of the middle of the top
-    #: rows of ivory tile side seen just inside the top (the inner face) and just outside it (the outer face)
-    side_in: np.ndarray
-    side_out: np.ndarray
     band: tuple[int, int] | None  # rows of the tops
-    central: np.ndarray  # columns away from the corners, where no other wall can show
+    region: np.ndarray  # the columns read: none where another wall reaches into the strip
 
 
 def _edge_rows(d: np.ndarray, thr: float, first: np.ndarray, step: int) -> np.ndarray:
@@ -176,35 +171,29 @@ def _edge_rows(d: np.ndarray, thr: float, first: np.ndarray, step: int) -> np.nd
     return f - step + step * frac
 
 
-def _run_length(mask: np.ndarray, start: np.ndarray, step: int, most: int) -> np.ndarray:
-    """Per column: how many rows from `start` on (in direction `step`) are all True in `mask`."""
-    rows = mask.shape[0]
-    cols = np.arange(mask.shape[1])
-    r = start[None, :] + step * np.arange(most)[:, None]
-    inside = (r >= 0) & (r < rows)
-    vals = mask[np.clip(r, 0, rows - 1), cols[None, :]] & inside
-    return np.cumprod(vals, axis=0).sum(axis=0)
-
-
-def profile(strip: Strip, back: np.ndarray, felt: np.ndarray, felt_lab: np.ndarray, half_length: float) -> Profile:
-    """The band of tops and, per column, how much of it is covered (`back`, `felt`: hues, `hue_of`).
-
-    The last stack of each neighbouring wall reaches into the corners of this strip, inside
-    this wall's band: the band is found away from the corners, and a column counts as covered
-    by how much of the band's outer part is back-coloured, where no neighbour reaches.
-    """
-    lab = strip.lab
-    rows, cols = lab.shape[:2]
-    a = strip.a0 + np.arange(cols) / PX_PER_CM
-    central = np.abs(a) < (half_length - 1.0) * 1.04
-    none = np.full(cols, np.nan)
-    empty = Profile(np.zeros(cols), none, none, np.zeros(cols), np.zeros(cols), np.zeros(cols), None, central)
+def back_map(strip: Strip, back: np.ndarray, felt: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per pixel, how far its hue is from the tiles' back, and the distance below which it is a back."""
     # halfway to whatever else is there: the felt, and the ivory sides of the tiles (no hue)
     ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
     thr = max(0.08, 0.45 * min(float(_hue_dist(back, felt)), float(_hue_dist(back, ivory))))
-    d = _hue_dist(strip.hue, back)
+    return _hue_dist(strip.hue, back), thr
+
+
+def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray) -> Profile:
+    """The band of tops, found in the columns of `region`, and per column how much of it is covered.
+
+    The last stack of each neighbouring wall reaches into the corners of this strip, on the
+    inner side of this wall's band: `region` leaves the corners out while the band is looked
+    for, and a column counts as covered by how much of the band's outer part is back-coloured.
+    """
+    lab = strip.lab
+    rows, cols = lab.shape[:2]
+    none = np.full(cols, np.nan)
+    empty = Profile(np.zeros(cols), none, none, np.zeros(cols), None, region)
     is_back = d < thr
-    frac = is_back[:, central].mean(axis=1)
+    if not region.any():
+        return empty
+    frac = is_back[:, region].mean(axis=1)
     if frac.max() < 0.02:
         return empty
     r = int(np.argmax(frac))
@@ -227,14 +216,15 @@ def profile(strip: Strip, back: np.ndarray, felt: np.ndarray, felt_lab: np.ndarr
     last = c1 - 1 - np.argmax(win[::-1], axis=0)
     inner = np.where(has, _edge_rows(d, thr, first, 1), np.nan)
     outer = np.where(has, _edge_rows(d, thr, np.minimum(last, rows - 2), -1), np.nan)
-    # the ivory faces seen beside the top: neither felt nor back
-    ivory_px = (_dist(lab, felt_lab) > 15) & ~is_back
-    most = int(1.5 * PX_PER_CM)
-    side_in = np.where(has, _run_length(ivory_px, first - 1, -1, most), 0)
-    side_out = np.where(has, _run_length(ivory_px, last + 1, 1, most), 0)
-    mid0, mid1 = r0 + height // 4, r1 - height // 4
-    light = lab[mid0:mid1 + 1, :, 0].mean(axis=0)
-    return Profile(cover, inner, outer, light, side_in, side_out, (r0, r1), central)
+    # the light of each column's top, away from its edges (a neighbour's ivory side must not count)
+    span = np.nan_to_num(outer - inner, nan=0.0)
+    top0 = np.clip(np.nan_to_num(inner, nan=r0) + 0.25 * span, 0, rows - 1).astype(int)
+    top1 = np.clip(np.nan_to_num(outer, nan=r1) - 0.25 * span, 0, rows - 1).astype(int)
+    top1 = np.maximum(top1, top0 + 1)
+    acc = np.vstack([np.zeros((1, cols)), np.cumsum(lab[..., 0], axis=0)])
+    c = np.arange(cols)
+    light = (acc[top1, c] - acc[top0, c]) / (top1 - top0)
+    return Profile(cover, inner, outer, light, (r0, r1), region)
 
 
 def find_seams(strip: Strip, prof: Profile, tile_width: float) -> np.ndarray:
@@ -301,7 +291,7 @@ def find_runs(strip: Strip, prof: Profile) -> list[tuple[float, float]]:
 
 def _edge_line(strip: Strip, prof: Profile) -> tuple[float, float] | None:
     """The inner edge of the tops as a straight line t = p0 + p1 * a (cm), or None without tops."""
-    ok = ~np.isnan(prof.inner) & (prof.cover > 0.6) & prof.central
+    ok = ~np.isnan(prof.inner) & (prof.cover > 0.6) & prof.region
     if ok.sum() < 0.8 * PX_PER_CM:
         return None
     cols = np.flatnonzero(ok)
@@ -351,9 +341,9 @@ def _levels(strip: Strip, prof: Profile, present: list[tuple[int, float, float]]
 
 
 def _light_terms(x, y) -> np.ndarray:
-    """Terms of the light field: a gradient and a fall-off from the middle of the table (cm)."""
+    """Terms of the light field: smooth (quadratic) over the table, for a gradient and a vignette (cm)."""
     x, y = np.asarray(x, float) / 40.0 - 1, np.asarray(y, float) / 40.0 - 1
-    return np.stack([np.ones_like(x), x, y, x * x + y * y], axis=-1)
+    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
 
 
 def _light_model(points: list[tuple[float, float, float]]) -> np.ndarray | None:
@@ -402,47 +392,58 @@ class _Hypothesis:
     splits: list[int]
 
 
-def _stacks(runs: list[tuple[float, float]], pitch: float) -> tuple[list[int], list[int], list[float]]:
-    """Stacks in each run, stacks missing in each gap between runs, and the narrow gaps' widths."""
-    counts = [max(1, int(round((e - s) / pitch))) for s, e in runs]
-    missing, widths = [], []
-    for (_, e), (s, _) in zip(runs, runs[1:]):
-        g = s - e
-        widths.append(g)
-        missing.append(0 if g < SPLIT_MAX * pitch else max(1, int(round(g / pitch))))
-    return counts, missing, widths
+def _gap_readings(gap: float, pitch: float) -> list[tuple[int, float]]:
+    """What a gap between two runs of tops may be: (stacks missing, cost) for each likely reading.
+
+    A lifted stack leaves a gap a little under a pitch (the dead wall is pushed towards it, a
+    loose tile may overhang it); a split or a push leaves well under half a pitch. Widths in
+    between are read both ways and the ends of the wall decide.
+    """
+    r = gap / pitch
+    out = []
+    for k in sorted({0, int(np.floor(r)), int(np.ceil(r))}):
+        lo, hi = (0.0, 0.45) if k == 0 else (k - 0.4, k + 0.2)
+        miss = max(0.0, lo - r, r - hi)
+        if miss < 0.3:
+            out.append((k, (miss / 0.1) ** 2))
+    return out or [(max(0, int(round(r))), 0.0)]
 
 
 def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | None]) -> list[_Hypothesis]:
-    """Where stack 1 may be, with a cost (squared error, in standard deviations) for each choice."""
-    counts, missing, widths = _stacks(runs, pitch)
-    spanned = sum(counts) + sum(missing)
-    while spanned > n and max(counts) > 1:  # more than fit: the pitch was read short
-        counts[int(np.argmax(counts))] -= 1
-        spanned -= 1
+    """Where each stack of the wall is, with a cost (squared error in standard deviations) for each reading."""
+    counts = [max(1, int(round((e - s) / pitch))) for s, e in runs]
+    gaps = [s - e for (_, e), (s, _) in zip(runs, runs[1:])]
     e1, en = ends
     first, last = runs[0][0], runs[-1][1]
     out = []
-    for j in range(0, max(0, n - spanned) + 1):
-        after = n - spanned - j  # stacks missing beyond the last run
-        cost = 0.0
-        for pred, at, k in ((e1, first - j * pitch, j), (en, last + after * pitch, after)):
-            if pred is not None:
-                sigma = np.hypot(0.55, 0.015 * k * pitch)
-                cost += ((at - pred) / sigma) ** 2
-        present, splits = [], []
-        k = j + 1
-        for i, ((s, e), c) in enumerate(zip(runs, counts)):
-            step = (e - s) / c
-            for q in range(c):
-                present.append((k, s + q * step, s + (q + 1) * step))
-                k += 1
-            if i < len(missing):
-                if missing[i] == 0 and widths[i] >= SPLIT_MIN_CM:
-                    splits.append(k - 1)
-                k += missing[i]
-        out.append(_Hypothesis(first - j * pitch, float(cost), [p for p in present if 1 <= p[0] <= n],
-                               [s for s in splits if 1 <= s < n]))
+    for reading in itertools.islice(itertools.product(*(_gap_readings(g, pitch) for g in gaps)), 64):
+        missing = [k for k, _ in reading]
+        gap_cost = sum(c for _, c in reading)
+        runs_n = list(counts)
+        spanned = sum(runs_n) + sum(missing)
+        while spanned > n and max(runs_n) > 1:  # more than fit: the pitch was read short
+            runs_n[int(np.argmax(runs_n))] -= 1
+            spanned -= 1
+        for j in range(0, max(0, n - spanned) + 1):
+            after = n - spanned - j  # stacks missing beyond the last run
+            cost = gap_cost
+            for pred, at, k in ((e1, first - j * pitch, j), (en, last + after * pitch, after)):
+                if pred is not None:
+                    sigma = np.hypot(0.55, 0.015 * k * pitch)
+                    cost += ((at - pred) / sigma) ** 2
+            present, splits = [], []
+            k = j + 1
+            for i, ((s, e), c) in enumerate(zip(runs, runs_n)):
+                step = (e - s) / c
+                for q in range(c):
+                    present.append((k, s + q * step, s + (q + 1) * step))
+                    k += 1
+                if i < len(missing):
+                    if missing[i] == 0 and gaps[i] >= SPLIT_MIN_CM:
+                        splits.append(k - 1)
+                    k += missing[i]
+            out.append(_Hypothesis(first - j * pitch, float(cost), [p for p in present if 1 <= p[0] <= n],
+                                   [s for s in splits if 1 <= s < n]))
     return out
 
 
@@ -461,10 +462,31 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     back = back_colour([strips[s] for s in SIDES], [felts[s] for s in SIDES])
     if back is None:
         return {side: WallReading(side, [0] * n, anchor="empty") for side in SIDES}
-    profs = {side: profile(strips[side], back, felt_hue(strips[side]), felts[side], layout.half_length)
-             for side in SIDES}
-    runs = {side: find_runs(strips[side], profs[side]) for side in SIDES}
+    maps = {side: back_map(strips[side], back, felt_hue(strips[side])) for side in SIDES}
+    along = {side: strips[side].a0 + np.arange(strips[side].lab.shape[1]) / PX_PER_CM for side in SIDES}
+    # first the middle of each wall, where no neighbour reaches; then each wall up to the inner
+    # edges of the walls it meets, once those are known
+    regions = {side: np.abs(along[side]) < (layout.half_length - 1.0) * 1.04 for side in SIDES}
+    profs = {side: profile(strips[side], *maps[side], regions[side]) for side in SIDES}
     lines = {side: _edge_line(strips[side], profs[side]) for side in SIDES}
+    for _ in range(2):
+        changed = False
+        for side in SIDES:
+            region = np.ones_like(regions[side])
+            f = WALL_FRAMES[side]
+            mid = -np.array(f.inward) * (layout.inner + layout.tile.depth / 2)
+            for nb, sign in zip(_beyond(side), (-1, 1)):
+                if lines[nb] is not None:
+                    a_nb = float(np.dot(mid + sign * np.array(f.u) * layout.half_length, WALL_FRAMES[nb].u))
+                    edge = lines[nb][0] + lines[nb][1] * a_nb
+                    region &= (sign * along[side]) < edge - 0.1
+            if not np.array_equal(region, regions[side]):
+                regions[side], changed = region, True
+                profs[side] = profile(strips[side], *maps[side], region)
+        if not changed:
+            break
+        lines = {side: _edge_line(strips[side], profs[side]) for side in SIDES}
+    runs = {side: find_runs(strips[side], profs[side]) for side in SIDES}
 
     # the walls' ends, predicted from the inner edges of the walls they meet at the corners
     def inner_at(side: str, point: np.ndarray) -> float | None:
@@ -544,18 +566,28 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     light = _light_model([t[2:] for t in tops])
 
     def shine_of(side: str, k: int, leave_out: bool = False) -> float:
-        """The top's light against the light field (fitted without it, for a stack under suspicion)."""
+        """The top's light against the light field; for a stack under suspicion, against the tops near it.
+
+        (A light field fitted through all tops can bend through a lone stack at a corner; the
+        nearest tops, weighted by distance, give a plane that does not.)
+        """
         if k not in levels[side]:
             return 1.0
         _, v, a = levels[side][k]
         x, y = table_xy(side, a)
-        model = light
-        if leave_out:
-            model = _light_model([t[2:] for t in tops if (t[0], t[1]) != (side, k)])
-        return v / max(float(_light_terms(x, y) @ model), 1.0) if model is not None else 1.0
+        if not leave_out:
+            return v / max(float(_light_terms(x, y) @ light), 1.0) if light is not None else 1.0
+        others = np.array([t[2:] for t in tops if (t[0], t[1]) != (side, k)])
+        if len(others) < 4:
+            return 1.0
+        d = np.hypot(others[:, 0] - x, others[:, 1] - y)
+        wgt = np.exp(-0.5 * (d / 8.0) ** 2)
+        A = np.column_stack([np.ones(len(d)), others[:, 0] - x, others[:, 1] - y]) * wgt[:, None]
+        coef, *_ = np.linalg.lstsq(A, others[:, 2] * wgt, rcond=None)
+        return v / max(float(coef[0]), 1.0)
 
     # half a stack is found only where tiles are drawn from: next to the stacks taken away (R24)
-    halves = set()
+    halves, suspects = set(), {}
     ring = [(side, k) for side in RING_SIDES for k in range(1, n + 1)]
     standing = {side: {k for k, _, _ in chosen[side].present} for side in SIDES}
     size = len(ring)
@@ -567,10 +599,9 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         if prev_k in standing[prev_side] and next_k in standing[next_side]:
             continue
         rise = levels[side].get(k, (float("nan"),))[0]
-        if np.isfinite(rise):
-            half = rise < -0.7
-        else:  # the camera right above it, or nothing beside it to compare with: its light
-            half = shine_of(side, k, leave_out=True) < HALF_SHINE
+        suspects[(side, k)] = shine = shine_of(side, k, leave_out=True)
+        # without a neighbour to compare with, or with the camera right above: its light
+        half = rise < -0.7 if np.isfinite(rise) else shine < HALF_SHINE
         if half:
             halves.add((side, k))
 
@@ -585,7 +616,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         if prof.band is not None:
             band = (strip.t0 + prof.band[0] / PX_PER_CM, strip.t0 + (prof.band[1] + 1) / PX_PER_CM)
         rise = [levels[side].get(k, (float("nan"),))[0] for k in range(1, n + 1)]
-        shine = [shine_of(side, k) for k in range(1, n + 1)]
+        shine = [suspects.get((side, k)) or shine_of(side, k) for k in range(1, n + 1)]
         out[side] = WallReading(side, heights, h.splits, band, runs[side], pitches[side],
                                 h.origin if h.present else None, anchors[side], rise, shine)
     return out
