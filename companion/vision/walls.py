@@ -42,16 +42,22 @@ MAX_SCALE = 1.12
 RING_SIDES: tuple[str, ...] = ("bottom", "left", "top", "right")
 #: a gap at least this wide (cm, as seen) inside a run of stacks is a split
 SPLIT_MIN_CM = 0.3
-#: a top this much darker than the light field is lower: half a stack (a lamp about 1.2 m up)
-HALF_SHINE = 0.987
+#: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
+#: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
+HALF_SHINE_RATIO = 0.973
+SHINE_SIGMA = 0.3
+EDGE_SIGMA_CM = 0.04
 
 
-def _beyond(side: str) -> tuple[str, str]:
-    """The walls met at the stack-1 end and at the stack-N end of `side`'s wall."""
+def _beyond_of(side: str) -> tuple[str, str]:
     u = np.array(WALL_FRAMES[side].u)
     at_1 = next(s for s in SIDES if np.allclose(WALL_FRAMES[s].inward, u))
     at_n = next(s for s in SIDES if np.allclose(WALL_FRAMES[s].inward, -u))
     return at_1, at_n
+
+
+#: per side, the walls met at its stack-1 end and at its stack-N end
+BEYOND: dict[str, tuple[str, str]] = {side: _beyond_of(side) for side in SIDES}
 
 
 @dataclass
@@ -84,8 +90,9 @@ class WallReading:
     pitch: float = 0.0  # apparent stack pitch (cm)
     origin: float | None = None  # apparent position of stack 1's outer end (cm along the wall)
     anchor: str = ""  # what placed stack 1: "corners" (ends and neighbours), "table" (no neighbour), "empty"
-    #: per stack: how far its top edge lies from the wall's (cm, + = as if higher) and its lightness ratio
+    #: per stack near a gap: how much higher its top looks than its neighbours' (`_Tops.rise`; NaN: not looked at)
     rise: list[float] = field(default_factory=list)
+    #: per stack at an end of the run taken away: its light against the tops near it (NaN: not looked at)
     shine: list[float] = field(default_factory=list)
 
 
@@ -95,13 +102,15 @@ def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str) 
     half = layout.half_length * MAX_SCALE + 2.0
     t0 = layout.inner - 2.5
     t1 = layout.inner + layout.tile.depth * MAX_SCALE + 3.5
-    a = np.arange(-half, half, 1 / PX_PER_CM)
-    t = np.arange(t0, t1, 1 / PX_PER_CM)
-    A, T = np.meshgrid(a, t)
-    pts = np.array(layout.centre) + A[..., None] * np.array(f.u) - T[..., None] * np.array(f.inward)
-    px = cal.to_image(pts.reshape(-1, 2)).reshape(A.shape + (2,)).astype(np.float32)
-    bgr = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return Strip(side, cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32), float(a[0]), float(t0), hue_of(bgr))
+    cols, rows = int((2 * half) * PX_PER_CM), int((t1 - t0) * PX_PER_CM)
+    (ux, uy), (nx, ny), (cx, cy) = f.u, f.inward, layout.centre
+    k = 1 / PX_PER_CM
+    # strip pixel (col, row) -> table cm: along from -half, across from t0 (outwards)
+    A = np.array([[ux * k, -nx * k, cx - half * ux - t0 * nx],
+                  [uy * k, -ny * k, cy - half * uy - t0 * ny], [0, 0, 1.0]])
+    bgr = cv2.warpPerspective(image, cal.H_inv @ A, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return Strip(side, cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32), -half, float(t0), hue_of(bgr))
 
 
 def hue_of(bgr: np.ndarray) -> np.ndarray:
@@ -125,27 +134,30 @@ def _hue_dist(hue: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 def felt_colour(strip: Strip) -> np.ndarray:
     """The felt: the rows just inside the square and just outside the wall."""
-    lab = strip.lab
+    lab = strip.lab[:, ::3]
     return np.median(np.concatenate([lab[:10], lab[-8:]]).reshape(-1, 3), axis=0)
 
 
 def felt_hue(strip: Strip) -> np.ndarray:
-    return np.median(np.concatenate([strip.hue[:10], strip.hue[-8:]]).reshape(-1, 4), axis=0)
+    hue = strip.hue[:, ::3]
+    return np.median(np.concatenate([hue[:10], hue[-8:]]).reshape(-1, 4), axis=0)
 
 
 def back_colour(strips: list[Strip], felts: list[np.ndarray]) -> np.ndarray | None:
     """The hue of the tiles' backs: the commonest colour of the rows most unlike the felt."""
     pixels = []
     for strip, felt in zip(strips, felts):
-        tile = _dist(strip.lab, felt) > 15
+        lab, hue = strip.lab[:, ::2], strip.hue[:, ::2]  # every other column is plenty
+        tile = _dist(lab, felt) > 15
         frac = tile.mean(axis=1)
         if frac.max() < 0.03:
             continue
         rows = frac > 0.6 * frac.max()
-        pixels.append(strip.hue[rows][tile[rows]])
-    if not pixels or sum(len(p) for p in pixels) < 50:
+        pixels.append(hue[rows][tile[rows]])
+    if not pixels or sum(len(p) for p in pixels) < 25:
         return None
-    return np.median(np.concatenate(pixels), axis=0)
+    px = np.concatenate(pixels)
+    return np.median(px[:: max(1, len(px) // 4000)], axis=0)
 
 
 @dataclass
@@ -305,63 +317,49 @@ def _edge_line(strip: Strip, prof: Profile) -> tuple[float, float] | None:
     return float(p0), float(p1)
 
 
-def _levels(strip: Strip, prof: Profile, present: list[tuple[int, float, float]],
-            shift: float) -> dict[int, tuple[float, float, float]]:
-    """Per standing stack: how much higher than its neighbours its top looks, its light, and where it is.
+@dataclass
+class _Tops:
+    """The standing stacks of one wall: where each top's edges lie (rows) and its light."""
 
-    Parallax moves a top away from the camera's foot point in proportion to its height: a full
-    stack's top by `shift` cm (outwards), a half stack's by half of that, a loose tile lying on
-    a stack by one and a half times. "Rise" is the move against a line through the stacks
-    around it, in units of half a full stack's move (0: level, -1: half a stack, +1: a tile
-    on top); NaN where there is nothing to compare with or the camera hangs right above.
-    Returns stack -> (rise, lightness of the top, position along the wall in cm).
-    """
-    if prof.band is None or not present:
-        return {}
-    cols = len(prof.cover)
-    rows = []
-    for k, a0, a1 in present:
-        c0 = int(max(0, strip.col(a0 + 0.2 * (a1 - a0))))
-        c1 = int(min(cols, strip.col(a1 - 0.2 * (a1 - a0)) + 1))
-        sl = slice(c0, max(c0 + 1, c1))
-        edge = np.nanmedian((prof.inner[sl] + prof.outer[sl]) / 2) if np.isfinite(prof.inner[sl]).any() else np.nan
-        rows.append((k, (a0 + a1) / 2, float(edge), float(np.mean(prof.light[sl]))))
-    ks = np.array([r[0] for r in rows])
-    at = np.array([r[1] for r in rows])
-    edge = np.array([r[2] for r in rows])
-    out = {}
-    for i, k in enumerate(ks):
-        others = np.array([j for j in range(len(ks)) if j != i and abs(ks[j] - k) <= 6 and not np.isnan(edge[j])])
-        rise = np.nan
-        if len(others) >= 1 and not np.isnan(edge[i]) and abs(shift) >= 0.16:
-            ref = _robust_line(at[others], edge[others], at[i], tol=max(1.0, 0.3 * abs(shift) * PX_PER_CM))
-            rise = (edge[i] - ref) / PX_PER_CM / (shift / 2)
-        out[int(k)] = (float(rise), rows[i][3], float(at[i]))
-    return out
+    edge: dict[int, float]  # stack -> mean of its top's inner and outer edge rows
+    light: dict[int, float]  # stack -> lightness of its top
+    at: dict[int, float]  # stack -> position along the wall (cm)
 
+    @classmethod
+    def read(cls, strip: Strip, prof: Profile, present: list[tuple[int, float, float]]) -> _Tops:
+        """Each stack's edges and light: means over the middle three fifths of its columns."""
+        edge, light, at = {}, {}, {}
+        if prof.band is None or not present:
+            return cls(edge, light, at)
+        cols = len(prof.cover)
+        mid = (prof.inner + prof.outer) / 2
+        ok = np.isfinite(mid)
+        sums = [np.concatenate([[0.0], np.cumsum(v)]) for v in (np.where(ok, mid, 0.0), ok, prof.light)]
+        for k, a0, a1 in present:
+            c0 = int(max(0, strip.col(a0 + 0.2 * (a1 - a0))))
+            c1 = max(c0 + 1, int(min(cols, strip.col(a1 - 0.2 * (a1 - a0)) + 1)))
+            seen = sums[1][c1] - sums[1][c0]
+            edge[k] = float((sums[0][c1] - sums[0][c0]) / seen) if seen else float("nan")
+            light[k] = float((sums[2][c1] - sums[2][c0]) / (c1 - c0))
+            at[k] = (a0 + a1) / 2
+        return cls(edge, light, at)
 
-def _light_terms(x, y) -> np.ndarray:
-    """Terms of the light field: smooth (quadratic) over the table, for a gradient and a vignette (cm)."""
-    x, y = np.asarray(x, float) / 40.0 - 1, np.asarray(y, float) / 40.0 - 1
-    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
+    def rise(self, k: int, shift: float) -> float:
+        """How much higher than the stacks around it stack k's top looks, in half a full stack's height.
 
-
-def _light_model(points: list[tuple[float, float, float]]) -> np.ndarray | None:
-    """A smooth light field over the table through the tops' lightness, fitted robustly."""
-    if len(points) < 8:
-        return None
-    p = np.array(points)
-    x, y, v = p[:, 0], p[:, 1], p[:, 2]
-    A = _light_terms(x, y)
-    keep = np.ones(len(x), bool)
-    for _ in range(4):
-        coef, *_ = np.linalg.lstsq(A[keep], v[keep], rcond=None)
-        res = np.abs(v - A @ coef) / np.maximum(A @ coef, 1.0)
-        new = res < max(0.015, 2.5 * float(np.median(res[keep])))
-        if new.sum() < 8 or (new == keep).all():
-            break
-        keep = new
-    return coef
+        Parallax moves a top away from the camera's foot point in proportion to its height: a
+        full stack's top by `shift` cm (outwards), a half stack's by half of that, a loose tile
+        lying on a stack by one and a half times. The move is measured against a straight line
+        through the stacks within six of it (0: level, -1: half a stack, +1: a tile on top); NaN
+        where there is nothing to compare with.
+        """
+        mine = self.edge.get(k, float("nan"))
+        others = [j for j in self.edge if j != k and abs(j - k) <= 6 and np.isfinite(self.edge[j])]
+        if not others or not np.isfinite(mine) or abs(shift) < 0.02:
+            return float("nan")
+        ref = _robust_line(np.array([self.at[j] for j in others]), np.array([self.edge[j] for j in others]),
+                           self.at[k], tol=max(1.0, 0.3 * abs(shift) * PX_PER_CM))
+        return (mine - ref) / PX_PER_CM / (shift / 2)
 
 
 def _robust_line(x: np.ndarray, y: np.ndarray, at: float, tol: float) -> float:
@@ -475,7 +473,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
             region = np.ones_like(regions[side])
             f = WALL_FRAMES[side]
             mid = -np.array(f.inward) * (layout.inner + layout.tile.depth / 2)
-            for nb, sign in zip(_beyond(side), (-1, 1)):
+            for nb, sign in zip(BEYOND[side], (-1, 1)):
                 if lines[nb] is not None:
                     a_nb = float(np.dot(mid + sign * np.array(f.u) * layout.half_length, WALL_FRAMES[nb].u))
                     edge = lines[nb][0] + lines[nb][1] * a_nb
@@ -500,7 +498,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         f = WALL_FRAMES[side]
         u, inward = np.array(f.u), np.array(f.inward)
         mid = -inward * (layout.inner + layout.tile.depth / 2) * scale
-        at_1, at_n = _beyond(side)
+        at_1, at_n = BEYOND[side]
         t1 = inner_at(at_1, mid - u * layout.half_length * scale)
         tn = inner_at(at_n, mid + u * layout.half_length * scale)
         gap = CORNER_GAP_CM * scale
@@ -554,30 +552,27 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         foot = float(np.dot(np.array([cx, cy]) - np.array(layout.centre), outward))
         shifts[side] = (layout.inner + layout.tile.depth / 2 - foot) * top / max(height - top, 10.0)
 
-    # the stacks' levels, and a light field through all the tops to compare their light with
-    levels = {side: _levels(strips[side], profs[side], chosen[side].present, shifts[side]) for side in SIDES}
+    # the tops of the standing stacks, and a light field through all of them to compare their light with
+    tops_of = {side: _Tops.read(strips[side], profs[side], chosen[side].present) for side in SIDES}
     centre = np.array(layout.centre)
 
     def table_xy(side: str, along: float) -> np.ndarray:
         f = WALL_FRAMES[side]
         return centre + np.array(f.u) * along - np.array(f.inward) * (layout.inner + layout.tile.depth / 2)
 
-    tops = [(side, k, *table_xy(side, a), v) for side in SIDES for k, (_, v, a) in levels[side].items()]
-    light = _light_model([t[2:] for t in tops])
+    tops = [(side, k, *table_xy(side, t.at[k]), v) for side, t in tops_of.items() for k, v in t.light.items()]
 
-    def shine_of(side: str, k: int, leave_out: bool = False) -> float:
-        """The top's light against the light field; for a stack under suspicion, against the tops near it.
+    def shine_of(side: str, k: int) -> float:
+        """The top's light against the light of the tops near it (a plane, nearer tops weighing more).
 
-        (A light field fitted through all tops can bend through a lone stack at a corner; the
-        nearest tops, weighted by distance, give a plane that does not.)
+        Light falls off smoothly over the table (a lamp, a vignetting lens); a plane through the
+        nearest tops follows it also for a lone stack at a corner.
         """
-        if k not in levels[side]:
+        t = tops_of[side]
+        if k not in t.light:
             return 1.0
-        _, v, a = levels[side][k]
-        x, y = table_xy(side, a)
-        if not leave_out:
-            return v / max(float(_light_terms(x, y) @ light), 1.0) if light is not None else 1.0
-        others = np.array([t[2:] for t in tops if (t[0], t[1]) != (side, k)])
+        v, (x, y) = t.light[k], table_xy(side, t.at[k])
+        others = np.array([p[2:] for p in tops if (p[0], p[1]) != (side, k)])
         if len(others) < 4:
             return 1.0
         d = np.hypot(others[:, 0] - x, others[:, 1] - y)
@@ -586,11 +581,15 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         coef, *_ = np.linalg.lstsq(A, others[:, 2] * wgt, rcond=None)
         return v / max(float(coef[0]), 1.0)
 
-    # half a stack is found only where tiles are drawn from: next to the stacks taken away (R24)
-    halves, suspects = set(), {}
+    # half a stack is found only where tiles are drawn from: next to the stacks taken away (R24);
+    # loose tiles lie near the break: how high the tops are is looked at only near the gaps
     ring = [(side, k) for side in RING_SIDES for k in range(1, n + 1)]
     standing = {side: {k for k, _, _ in chosen[side].present} for side in SIDES}
     size = len(ring)
+    gone = [i for i, (side, k) in enumerate(ring) if k not in standing[side]]
+    near = {ring[(i + d) % size] for i in gone for d in range(-8, 9)} if len(gone) < size else set()
+    rises = {(side, k): tops_of[side].rise(k, shifts[side]) for side, k in near if k in standing[side]}
+    halves, suspects = set(), {}
     for i, (side, k) in enumerate(ring):
         if k not in standing[side]:
             continue
@@ -598,11 +597,15 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         next_side, next_k = ring[(i + 1) % size]
         if prev_k in standing[prev_side] and next_k in standing[next_side]:
             continue
-        rise = levels[side].get(k, (float("nan"),))[0]
-        suspects[(side, k)] = shine = shine_of(side, k, leave_out=True)
-        # without a neighbour to compare with, or with the camera right above: its light
-        half = rise < -0.7 if np.isfinite(rise) else shine < HALF_SHINE
-        if half:
+        rise = rises.get((side, k), float("nan"))
+        suspects[(side, k)] = shine = shine_of(side, k)
+        # both cues in half-tile units (-1: half a stack, 0: a full one), each weighed by how
+        # sure it is: parallax says little where the camera hangs nearly above the wall
+        cues = [((shine - 1) / (1 - HALF_SHINE_RATIO), SHINE_SIGMA)]
+        if np.isfinite(rise):
+            cues.append((rise, EDGE_SIGMA_CM / max(abs(shifts[side]) / 2, 1e-3)))
+        weights = [1 / sigma ** 2 for _, sigma in cues]
+        if sum(w * z for (z, _), w in zip(cues, weights)) / sum(weights) < -0.5:
             halves.add((side, k))
 
     out = {}
@@ -615,8 +618,8 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         band = None
         if prof.band is not None:
             band = (strip.t0 + prof.band[0] / PX_PER_CM, strip.t0 + (prof.band[1] + 1) / PX_PER_CM)
-        rise = [levels[side].get(k, (float("nan"),))[0] for k in range(1, n + 1)]
-        shine = [suspects.get((side, k)) or shine_of(side, k) for k in range(1, n + 1)]
+        rise = [rises.get((side, k), float("nan")) for k in range(1, n + 1)]
+        shine = [suspects.get((side, k), float("nan")) for k in range(1, n + 1)]
         out[side] = WallReading(side, heights, h.splits, band, runs[side], pitches[side],
                                 h.origin if h.present else None, anchors[side], rise, shine)
     return out
