@@ -85,15 +85,18 @@ class WallReading:
     side: str
     heights: list[int]  # 0 gone, 1 half a stack, 2 a stack, 3 a stack with a loose tile on it
     splits: list[int] = field(default_factory=list)  # k: a split between stack k and k+1
+    split_widths: list[float] = field(default_factory=list)  # how wide each split looks (cm)
     band: tuple[float, float] | None = None  # the tops' inner and outer edge, cm from the centre
     runs: list[tuple[float, float]] = field(default_factory=list)  # tops standing, along the wall (cm)
     pitch: float = 0.0  # apparent stack pitch (cm)
     origin: float | None = None  # apparent position of stack 1's outer end (cm along the wall)
     anchor: str = ""  # what placed stack 1: "corners" (ends and neighbours), "table" (no neighbour), "empty"
-    #: per stack near a gap: how much higher its top looks than its neighbours' (`_Tops.rise`; NaN: not looked at)
+    #: per stack near a gap (NaN elsewhere): how much higher its top looks than its neighbours'
+    #: (`_Tops.rise`), its light against the tops near it, and the rise of only the top's edge that
+    #: parallax moves out (+1: a tile lying on it, 0: none; `_Tops.rise(lead=True)`)
     rise: list[float] = field(default_factory=list)
-    #: per stack at an end of the run taken away: its light against the tops near it (NaN: not looked at)
     shine: list[float] = field(default_factory=list)
+    lifted: list[float] = field(default_factory=list)
 
 
 def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str) -> Strip:
@@ -321,43 +324,50 @@ def _edge_line(strip: Strip, prof: Profile) -> tuple[float, float] | None:
 class _Tops:
     """The standing stacks of one wall: where each top's edges lie (rows) and its light."""
 
-    edge: dict[int, float]  # stack -> mean of its top's inner and outer edge rows
+    inner: dict[int, float]  # stack -> its top's inner edge (row), NaN where not seen
+    outer: dict[int, float]  # stack -> its top's outer edge (row)
     light: dict[int, float]  # stack -> lightness of its top
     at: dict[int, float]  # stack -> position along the wall (cm)
 
     @classmethod
     def read(cls, strip: Strip, prof: Profile, present: list[tuple[int, float, float]]) -> _Tops:
         """Each stack's edges and light: means over the middle three fifths of its columns."""
-        edge, light, at = {}, {}, {}
+        inner, outer, light, at = {}, {}, {}, {}
         if prof.band is None or not present:
-            return cls(edge, light, at)
+            return cls(inner, outer, light, at)
         cols = len(prof.cover)
-        mid = (prof.inner + prof.outer) / 2
-        ok = np.isfinite(mid)
-        sums = [np.concatenate([[0.0], np.cumsum(v)]) for v in (np.where(ok, mid, 0.0), ok, prof.light)]
+        ok = np.isfinite(prof.inner) & np.isfinite(prof.outer)
+        sums = [np.concatenate([[0.0], np.cumsum(v)])
+                for v in (np.where(ok, prof.inner, 0.0), np.where(ok, prof.outer, 0.0), ok, prof.light)]
         for k, a0, a1 in present:
             c0 = int(max(0, strip.col(a0 + 0.2 * (a1 - a0))))
             c1 = max(c0 + 1, int(min(cols, strip.col(a1 - 0.2 * (a1 - a0)) + 1)))
-            seen = sums[1][c1] - sums[1][c0]
-            edge[k] = float((sums[0][c1] - sums[0][c0]) / seen) if seen else float("nan")
-            light[k] = float((sums[2][c1] - sums[2][c0]) / (c1 - c0))
+            seen = sums[2][c1] - sums[2][c0]
+            inner[k] = float((sums[0][c1] - sums[0][c0]) / seen) if seen else float("nan")
+            outer[k] = float((sums[1][c1] - sums[1][c0]) / seen) if seen else float("nan")
+            light[k] = float((sums[3][c1] - sums[3][c0]) / (c1 - c0))
             at[k] = (a0 + a1) / 2
-        return cls(edge, light, at)
+        return cls(inner, outer, light, at)
 
-    def rise(self, k: int, shift: float) -> float:
+    def rise(self, k: int, shift: float, lead: bool = False) -> float:
         """How much higher than the stacks around it stack k's top looks, in half a full stack's height.
 
         Parallax moves a top away from the camera's foot point in proportion to its height: a
         full stack's top by `shift` cm (outwards), a half stack's by half of that, a loose tile
         lying on a stack by one and a half times. The move is measured against a straight line
         through the stacks within six of it (0: level, -1: half a stack, +1: a tile on top); NaN
-        where there is nothing to compare with.
+        where there is nothing to compare with. A tile lying on a stack leaves the stack's own
+        top showing behind it: `lead` measures only the top's edge that parallax moves out.
         """
-        mine = self.edge.get(k, float("nan"))
-        others = [j for j in self.edge if j != k and abs(j - k) <= 6 and np.isfinite(self.edge[j])]
+        if lead:
+            edges = {j: self.outer[j] if shift > 0 else self.inner[j] for j in self.inner}
+        else:
+            edges = {j: (self.inner[j] + self.outer[j]) / 2 for j in self.inner}
+        mine = edges.get(k, float("nan"))
+        others = [j for j in edges if j != k and abs(j - k) <= 6 and np.isfinite(edges[j])]
         if not others or not np.isfinite(mine) or abs(shift) < 0.02:
             return float("nan")
-        ref = _robust_line(np.array([self.at[j] for j in others]), np.array([self.edge[j] for j in others]),
+        ref = _robust_line(np.array([self.at[j] for j in others]), np.array([edges[j] for j in others]),
                            self.at[k], tol=max(1.0, 0.3 * abs(shift) * PX_PER_CM))
         return (mine - ref) / PX_PER_CM / (shift / 2)
 
@@ -387,7 +397,7 @@ class _Hypothesis:
     origin: float
     cost: float
     present: list[tuple[int, float, float]]  # stack number, along from, along to (cm)
-    splits: list[int]
+    splits: dict[int, float]  # k: a split between stack k and k + 1, and how wide it looks (cm)
 
 
 def _gap_readings(gap: float, pitch: float) -> list[tuple[int, float]]:
@@ -429,7 +439,7 @@ def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | No
                 if pred is not None:
                     sigma = np.hypot(0.55, 0.015 * k * pitch)
                     cost += ((at - pred) / sigma) ** 2
-            present, splits = [], []
+            present, splits = [], {}
             k = j + 1
             for i, ((s, e), c) in enumerate(zip(runs, runs_n)):
                 step = (e - s) / c
@@ -438,10 +448,10 @@ def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | No
                     k += 1
                 if i < len(missing):
                     if missing[i] == 0 and gaps[i] >= SPLIT_MIN_CM:
-                        splits.append(k - 1)
+                        splits[k - 1] = gaps[i]
                     k += missing[i]
             out.append(_Hypothesis(first - j * pitch, float(cost), [p for p in present if 1 <= p[0] <= n],
-                                   [s for s in splits if 1 <= s < n]))
+                                   {k: w for k, w in splits.items() if 1 <= k < n}))
     return out
 
 
@@ -519,7 +529,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         pitch = measured.get(side, pitch_all)
         pitches[side] = pitch
         if not runs[side]:
-            options[side] = [_Hypothesis(0.0, 0.0, [], [])]
+            options[side] = [_Hypothesis(0.0, 0.0, [], {})]
             anchors[side] = "empty"
             continue
         e1, en = ends[side]
@@ -588,24 +598,33 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     size = len(ring)
     gone = [i for i, (side, k) in enumerate(ring) if k not in standing[side]]
     near = {ring[(i + d) % size] for i in gone for d in range(-8, 9)} if len(gone) < size else set()
-    rises = {(side, k): tops_of[side].rise(k, shifts[side]) for side, k in near if k in standing[side]}
-    halves, suspects = set(), {}
+    near = {(side, k) for side, k in near if k in standing[side]}
+    rises = {(side, k): tops_of[side].rise(k, shifts[side]) for side, k in near}
+    leads = {(side, k): tops_of[side].rise(k, shifts[side], lead=True) for side, k in near}
+    shines = {(side, k): shine_of(side, k) for side, k in near}
+
+    def level(side: str, k: int, parallax: float, sigma_cm: float) -> float:
+        """A top's height from its parallax and its light together, in half a stack's height (0: a full
+        stack, -1: half a stack), each cue weighed by how sure it is: parallax says little where the
+        camera hangs nearly above the wall, light little under uneven light."""
+        cues = [((shines[(side, k)] - 1) / (1 - HALF_SHINE_RATIO), SHINE_SIGMA)]
+        if np.isfinite(parallax):
+            cues.append((parallax, sigma_cm / max(abs(shifts[side]) / 2, 1e-3)))
+        weights = [1 / sigma ** 2 for _, sigma in cues]
+        return sum(w * z for (z, _), w in zip(cues, weights)) / sum(weights)
+
+    # a tile lying on a stack: by the top edge that parallax moves out (its light is no help: its
+    # own edges cross the stack's top)
+    raised = leads
+    halves = set()
     for i, (side, k) in enumerate(ring):
-        if k not in standing[side]:
+        if (side, k) not in near:
             continue
         prev_side, prev_k = ring[(i - 1) % size]
         next_side, next_k = ring[(i + 1) % size]
         if prev_k in standing[prev_side] and next_k in standing[next_side]:
             continue
-        rise = rises.get((side, k), float("nan"))
-        suspects[(side, k)] = shine = shine_of(side, k)
-        # both cues in half-tile units (-1: half a stack, 0: a full one), each weighed by how
-        # sure it is: parallax says little where the camera hangs nearly above the wall
-        cues = [((shine - 1) / (1 - HALF_SHINE_RATIO), SHINE_SIGMA)]
-        if np.isfinite(rise):
-            cues.append((rise, EDGE_SIGMA_CM / max(abs(shifts[side]) / 2, 1e-3)))
-        weights = [1 / sigma ** 2 for _, sigma in cues]
-        if sum(w * z for (z, _), w in zip(cues, weights)) / sum(weights) < -0.5:
+        if level(side, k, rises[(side, k)], EDGE_SIGMA_CM) < -0.5:
             halves.add((side, k))
 
     out = {}
@@ -619,7 +638,9 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         if prof.band is not None:
             band = (strip.t0 + prof.band[0] / PX_PER_CM, strip.t0 + (prof.band[1] + 1) / PX_PER_CM)
         rise = [rises.get((side, k), float("nan")) for k in range(1, n + 1)]
-        shine = [suspects.get((side, k), float("nan")) for k in range(1, n + 1)]
-        out[side] = WallReading(side, heights, h.splits, band, runs[side], pitches[side],
-                                h.origin if h.present else None, anchors[side], rise, shine)
+        shine = [shines.get((side, k), float("nan")) for k in range(1, n + 1)]
+        lifted = [raised.get((side, k), float("nan")) for k in range(1, n + 1)]
+        splits = sorted(h.splits)
+        out[side] = WallReading(side, heights, splits, [round(h.splits[k], 2) for k in splits], band, runs[side],
+                                pitches[side], h.origin if h.present else None, anchors[side], rise, shine, lifted)
     return out
