@@ -104,6 +104,11 @@ def _templates() -> tuple[np.ndarray, list[str]]:
     return np.array(vecs), names
 
 
+def warm_up() -> None:
+    """Build the letter templates now rather than on the first disc read."""
+    _templates()
+
+
 @lru_cache(maxsize=1)
 def _face_mask() -> np.ndarray:
     """The part of the disc that carries the letter (inside the printed ring)."""

@@ -103,6 +103,20 @@ def dead_wall(variant: Variant, size: int, at: int) -> list[int]:
     return [(at + back * k) % size for k in (range(1, n_dead + 1) if lift else range(n_dead))]
 
 
+def warm_up() -> None:
+    """Do once what the first analysis would otherwise do on top of its work: build the marker
+    detectors and the wind-letter templates, start OpenCV's threads. Keeps the first frame as
+    quick as the others (the live watcher calls this when it starts)."""
+    from companion.rules.variant import load_variant
+    from companion.vision.calibrate import find_markers, manual
+
+    marker_reader.warm_up()
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    find_markers(blank)
+    cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
+    analyse(blank, SceneSettings(load_variant("classical")), calibration=cal, with_tiles=False)
+
+
 def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration | None = None,
             *, with_tiles: bool = True, name: str = "") -> dict[str, Any]:
     """Everything `companion observe` reports about one image."""

@@ -46,7 +46,7 @@ SPLIT_MIN_CM = 0.3
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
 HALF_SHINE_RATIO = 0.973
 SHINE_SIGMA = 0.3
-EDGE_SIGMA_CM = 0.04
+EDGE_SIGMA_CM = 0.07
 
 
 def _beyond_of(side: str) -> tuple[str, str]:
@@ -355,7 +355,7 @@ class _Tops:
         Parallax moves a top away from the camera's foot point in proportion to its height: a
         full stack's top by `shift` cm (outwards), a half stack's by half of that, a loose tile
         lying on a stack by one and a half times. The move is measured against a straight line
-        through the stacks within six of it (0: level, -1: half a stack, +1: a tile on top); NaN
+        through the stacks within three of it (0: level, -1: half a stack, +1: a tile on top); NaN
         where there is nothing to compare with. A tile lying on a stack leaves the stack's own
         top showing behind it: `lead` measures only the top's edge that parallax moves out.
         """
@@ -364,7 +364,7 @@ class _Tops:
         else:
             edges = {j: (self.inner[j] + self.outer[j]) / 2 for j in self.inner}
         mine = edges.get(k, float("nan"))
-        others = [j for j in edges if j != k and abs(j - k) <= 6 and np.isfinite(edges[j])]
+        others = [j for j in edges if j != k and abs(j - k) <= 3 and np.isfinite(edges[j])]
         if not others or not np.isfinite(mine) or abs(shift) < 0.02:
             return float("nan")
         ref = _robust_line(np.array([self.at[j] for j in others]), np.array([edges[j] for j in others]),

@@ -24,6 +24,7 @@ from companion.vision.geometry import SIDES, TableLayout, seat_sides
 from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
 
 LEVELS = ("easy", "medium", "hard")
+#: the walls built; broken (R19, R20); dealt: during the deal (R24) or later in play
 STAGES = ("built", "broken", "dealt")
 #: variants the scenes are drawn from; "classical-19" has 8 jokers: 152 tiles, 19 stacks a wall
 VARIANTS = ("classical", "german", "mcr", "riichi", "hongkong", "classical-19")
@@ -157,7 +158,11 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
             at = (expected_at + int(rng.choice([-2, -1, 1, 2]))) % sq.size
     drawn = 0
     if stage == "dealt":
-        drawn = sum(variant.deal.blocks) * 4 + sum(variant.deal.final) + 2 * int(rng.integers(0, 20))
+        dealt = sum(variant.deal.blocks) * 4 + sum(variant.deal.final)  # R24: East 14, the others 13
+        if rng.random() < 0.25:  # the deal still going on: blocks of two stacks taken
+            drawn = 4 * int(rng.integers(1, dealt // 4 + 1))
+        else:  # then play: tiles drawn one by one
+            drawn = dealt + int(rng.integers(0, 40))
     # the breaker opens a split wall by half a centimetre to a centimetre (riichi, MCR)
     ws = wall_state(variant, at, drawn, split_cm=float(rng.uniform(0.5, 1.0)))
 
@@ -249,6 +254,10 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
         "seating": variant.seating.direction,
         "walls": {seat_of_side[side]: [k + 1 for k, hgt in enumerate(walls[side]) if hgt > 0] for side in SIDES},
         "break": sq.stack_at(at).to_json() if at is not None else None,
+        # a split between the last stack of one wall and the first of the next lies at a corner,
+        # where the walls stand apart anyway: nothing on the table shows it (MCR, totals of 18)
+        "break_at_corner": bool(at is not None and variant.break_.style == "split" and drawn == 0
+                                and (at % sq.n == sq.n - 1 if variant.dead_wall.side == "right" else at % sq.n == 0)),
         "expected_break": brk.at.to_json(),
         "throws": throws,
         "loose": [sq.stack_at(i).to_json() for i in ws.loose],
