@@ -404,22 +404,39 @@ def _gap_readings(gap: float, pitch: float) -> list[tuple[int, float]]:
     """What a gap between two runs of tops may be: (stacks missing, cost) for each likely reading.
 
     A lifted stack leaves a gap a little under a pitch (the dead wall is pushed towards it, a
-    loose tile may overhang it); a split or a push leaves well under half a pitch. Widths in
-    between are read both ways and the ends of the wall decide.
+    loose tile may overhang it); a split or a push leaves well under half a pitch; where the
+    deal began at a split, the gap is that much wider. Widths in between are read both ways
+    and the ends of the wall decide.
     """
     r = gap / pitch
     out = []
     for k in sorted({0, int(np.floor(r)), int(np.ceil(r))}):
-        lo, hi = (0.0, 0.45) if k == 0 else (k - 0.4, k + 0.2)
+        # missing stacks: a push narrows the gap, a split opened there (R20) widens it
+        lo, hi = (0.0, 0.45) if k == 0 else (k - 0.4, k + 0.45)
         miss = max(0.0, lo - r, r - hi)
         if miss < 0.3:
             out.append((k, (miss / 0.1) ** 2))
     return out or [(max(0, int(round(r))), 0.0)]
 
 
-def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | None]) -> list[_Hypothesis]:
+def _run_stacks(start: float, end: float, seams: np.ndarray, pitch: float) -> int:
+    """How many stacks stand in a run of tops from `start` to `end` (cm along).
+
+    Counted piece by piece between the seams seen inside it, so that a push or a loose tile
+    overhanging the run's end adds a sliver to one piece instead of a stack to the whole run.
+    """
+    inside = seams[(seams > start + 0.4 * pitch) & (seams < end - 0.4 * pitch)]
+    edges = np.concatenate([[start], inside, [end]])
+    pieces = np.diff(edges) / pitch
+    count = int(sum(round(p) for p in pieces if p >= 0.5))
+    return max(1, count if len(inside) else int(round((end - start) / pitch)))
+
+
+def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | None],
+                seams: np.ndarray | None = None) -> list[_Hypothesis]:
     """Where each stack of the wall is, with a cost (squared error in standard deviations) for each reading."""
-    counts = [max(1, int(round((e - s) / pitch))) for s, e in runs]
+    seams = np.zeros(0) if seams is None else seams
+    counts = [_run_stacks(s, e, seams, pitch) for s, e in runs]
     gaps = [s - e for (_, e), (s, _) in zip(runs, runs[1:])]
     e1, en = ends
     first, last = runs[0][0], runs[-1][1]
@@ -429,9 +446,10 @@ def _hypotheses(runs, n: int, pitch: float, ends: tuple[float | None, float | No
         gap_cost = sum(c for _, c in reading)
         runs_n = list(counts)
         spanned = sum(runs_n) + sum(missing)
-        while spanned > n and max(runs_n) > 1:  # more than fit: the pitch was read short
+        while spanned > n and max(runs_n) > 1:  # more than fit: some reading is wrong, and costs
             runs_n[int(np.argmax(runs_n))] -= 1
             spanned -= 1
+            gap_cost += 25.0
         for j in range(0, max(0, n - spanned) + 1):
             after = n - spanned - j  # stacks missing beyond the last run
             cost = gap_cost
@@ -515,7 +533,8 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         return (None if t1 is None else -t1 + gap), (None if tn is None else tn - gap)
 
     # the pitch: spacings of the seams between stack tops; each wall its own where it shows enough
-    spacings = {side: seam_pitch(find_seams(strips[side], profs[side], w), w) for side in SIDES}
+    seams = {side: find_seams(strips[side], profs[side], w) for side in SIDES}
+    spacings = {side: seam_pitch(seams[side], w) for side in SIDES}
     every = [v for side in SIDES for v in spacings[side]]
     pitch_all = float(np.median(every)) if len(every) >= 3 else w * 1.04
     measured = {side: float(np.median(v)) for side, v in spacings.items() if len(v) >= 4}
@@ -537,7 +556,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         if e1 is None and en is None:  # no neighbour to go by: the square centred on the table
             e1, en = -n * pitch / 2, n * pitch / 2
             anchors[side] = "table"
-        hyps = sorted(_hypotheses(runs[side], n, pitch, (e1, en)), key=lambda h: h.cost)
+        hyps = sorted(_hypotheses(runs[side], n, pitch, (e1, en), seams[side]), key=lambda h: h.cost)
         options[side] = [h for h in hyps[:3] if h.cost <= hyps[0].cost + 16]
 
     # the stacks taken away form one run round the square: prefer readings that keep it so
