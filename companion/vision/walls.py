@@ -40,6 +40,10 @@ LAB_WEIGHTS = np.array([0.25, 1.0, 1.0], np.float32)
 MAX_SCALE = 1.12
 #: the sides clockwise round the square: walking a wall from stack 1 to N leads to the next one's stack 1
 RING_SIDES: tuple[str, ...] = ("bottom", "left", "top", "right")
+#: a stack whose leading top edge rises this much (half a stack's height) carries a tile: no reference
+LOADED_RISE = 0.5
+#: how far a wall may stand from where the layout puts it, across (cm): built a little off, or pushed
+BAND_SLACK_CM = 1.5
 #: a gap at least this wide (cm, as seen) inside a run of stacks is a split
 SPLIT_MIN_CM = 0.3
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
@@ -194,8 +198,10 @@ def back_map(strip: Strip, back: np.ndarray, felt: np.ndarray) -> tuple[np.ndarr
     return _hue_dist(strip.hue, back), thr
 
 
-def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray) -> Profile:
-    """The band of tops, found in the columns of `region`, and per column how much of it is covered.
+def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray, rows_allowed: tuple[int, int] = (0, 10 ** 6),
+            depth: float = 2.9) -> Profile:
+    """The band of tops, found in the columns of `region` and the rows `rows_allowed`, and per column
+    how much of it is covered.
 
     The last stack of each neighbouring wall reaches into the corners of this strip, on the
     inner side of this wall's band: `region` leaves the corners out while the band is looked
@@ -209,6 +215,8 @@ def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray) -> Prof
     if not region.any():
         return empty
     frac = is_back[:, region].mean(axis=1)
+    frac[:rows_allowed[0]] = 0  # no wall's tops can lie there (a die of the tiles' colour can)
+    frac[rows_allowed[1]:] = 0
     if frac.max() < 0.02:
         return empty
     r = int(np.argmax(frac))
@@ -218,7 +226,7 @@ def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray) -> Prof
     while r1 < rows - 1 and frac[r1 + 1] > 0.4 * frac[r]:
         r1 += 1
     height = r1 + 1 - r0
-    if height < 1.2 * PX_PER_CM:  # thinner than half a tile's depth: not the tops of a wall
+    if height < 0.6 * depth * PX_PER_CM:  # much thinner than a tile is deep: not the tops of a wall
         return empty
     c0, c1 = r0 + int(0.35 * height), min(rows, r1 + 5)
     cover = np.clip(is_back[c0:c1].sum(axis=0) / (r1 + 1 - c0), 0, 1)
@@ -349,7 +357,7 @@ class _Tops:
             at[k] = (a0 + a1) / 2
         return cls(inner, outer, light, at)
 
-    def rise(self, k: int, shift: float, lead: bool = False) -> float:
+    def rise(self, k: int, shift: float, lead: bool = False, skip: frozenset[int] = frozenset()) -> float:
         """How much higher than the stacks around it stack k's top looks, in half a full stack's height.
 
         Parallax moves a top away from the camera's foot point in proportion to its height: a
@@ -358,18 +366,52 @@ class _Tops:
         through the stacks within three of it (0: level, -1: half a stack, +1: a tile on top); NaN
         where there is nothing to compare with. A tile lying on a stack leaves the stack's own
         top showing behind it: `lead` measures only the top's edge that parallax moves out.
+        Stacks in `skip` (with a tile lying on them) are not compared with.
         """
         if lead:
             edges = {j: self.outer[j] if shift > 0 else self.inner[j] for j in self.inner}
         else:
             edges = {j: (self.inner[j] + self.outer[j]) / 2 for j in self.inner}
         mine = edges.get(k, float("nan"))
-        others = [j for j in edges if j != k and abs(j - k) <= 3 and np.isfinite(edges[j])]
+        usable = [j for j in edges if j != k and j not in skip and np.isfinite(edges[j])]
+        others = [j for j in usable if abs(j - k) <= 3]
+        if len(others) < 2:  # loose tiles or the gap next to it: reach a little further
+            others = [j for j in usable if abs(j - k) <= 5]
         if not others or not np.isfinite(mine) or abs(shift) < 0.02:
             return float("nan")
         ref = _robust_line(np.array([self.at[j] for j in others]), np.array([edges[j] for j in others]),
                            self.at[k], tol=max(1.0, 0.3 * abs(shift) * PX_PER_CM))
         return (mine - ref) / PX_PER_CM / (shift / 2)
+
+
+def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0: float, a1: float,
+             outward: bool) -> float:
+    """How wide the ivory side of a stack looks beside its top (cm): the face towards the camera's foot.
+
+    That face is as tall as the stack, so it shows half as wide beside half a stack: what tells a
+    stack standing alone (with no neighbour to compare its top with) whole or half.
+    """
+    if prof.band is None:
+        return float("nan")
+    c0, c1 = int(max(0, strip.col(a0 + 0.25 * (a1 - a0)))), int(min(len(prof.cover), strip.col(a1 - 0.25 * (a1 - a0))))
+    if c1 <= c0:
+        return float("nan")
+    ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
+    thr = 0.5 * float(_hue_dist(felt, ivory))
+    widths = []
+    for c in range(c0, c1):
+        edge = prof.outer[c] if outward else prof.inner[c]
+        if not np.isfinite(edge):
+            continue
+        r, step, n = int(round(edge)), (1 if outward else -1), 0
+        r += step
+        while 0 <= r < strip.hue.shape[0] and n < 2 * PX_PER_CM:
+            if _hue_dist(strip.hue[r, c], felt) < thr:
+                break
+            r += step
+            n += 1
+        widths.append(n)
+    return float(np.median(widths)) / PX_PER_CM if widths else float("nan")
 
 
 def _robust_line(x: np.ndarray, y: np.ndarray, at: float, tol: float) -> float:
@@ -488,12 +530,29 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     back = back_colour([strips[s] for s in SIDES], [felts[s] for s in SIDES])
     if back is None:
         return {side: WallReading(side, [0] * n, anchor="empty") for side in SIDES}
+    # where the camera hangs: how far parallax moves a full stack's top outwards on each side (cm),
+    # and so where each wall's tops can lie across the strip
+    cam = camera_position(cal)
+    cx, cy, height = cam if cam is not None else (*layout.centre, TYPICAL_HEIGHT_CM)
+    top = 2 * layout.tile.height
+    shifts, bands = {}, {}
+    for side in SIDES:
+        outward = -np.array(WALL_FRAMES[side].inward)
+        foot = float(np.dot(np.array([cx, cy]) - np.array(layout.centre), outward))
+        shifts[side] = (layout.inner + layout.tile.depth / 2 - foot) * top / max(height - top, 10.0)
+        scale = height / max(height - top, 10.0)
+        inner = foot + (layout.inner - foot) * scale  # the tops' inner edge as seen, the wall where built
+        rows = ((inner - BAND_SLACK_CM - strips[side].t0) * PX_PER_CM,
+                (inner + layout.tile.depth * scale + BAND_SLACK_CM - strips[side].t0) * PX_PER_CM)
+        bands[side] = (max(0, int(rows[0])), int(np.ceil(rows[1])))
+
     maps = {side: back_map(strips[side], back, felt_hue(strips[side])) for side in SIDES}
     along = {side: strips[side].a0 + np.arange(strips[side].lab.shape[1]) / PX_PER_CM for side in SIDES}
     # first the middle of each wall, where no neighbour reaches; then each wall up to the inner
     # edges of the walls it meets, once those are known
     regions = {side: np.abs(along[side]) < (layout.half_length - 1.0) * 1.04 for side in SIDES}
-    profs = {side: profile(strips[side], *maps[side], regions[side]) for side in SIDES}
+    profs = {side: profile(strips[side], *maps[side], regions[side], bands[side], layout.tile.depth)
+             for side in SIDES}
     lines = {side: _edge_line(strips[side], profs[side]) for side in SIDES}
     for _ in range(2):
         changed = False
@@ -508,7 +567,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
                     region &= (sign * along[side]) < edge - 0.1
             if not np.array_equal(region, regions[side]):
                 regions[side], changed = region, True
-                profs[side] = profile(strips[side], *maps[side], region)
+                profs[side] = profile(strips[side], *maps[side], region, bands[side], layout.tile.depth)
         if not changed:
             break
         lines = {side: _edge_line(strips[side], profs[side]) for side in SIDES}
@@ -571,16 +630,6 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
             best, best_cost = combo, cost
     chosen = dict(zip(RING_SIDES, best))
 
-    # how far parallax moves a full stack's top outwards on each side (cm), from where the camera hangs
-    cam = camera_position(cal)
-    cx, cy, height = cam if cam is not None else (*layout.centre, TYPICAL_HEIGHT_CM)
-    top = 2 * layout.tile.height
-    shifts = {}
-    for side in SIDES:
-        outward = -np.array(WALL_FRAMES[side].inward)
-        foot = float(np.dot(np.array([cx, cy]) - np.array(layout.centre), outward))
-        shifts[side] = (layout.inner + layout.tile.depth / 2 - foot) * top / max(height - top, 10.0)
-
     # the tops of the standing stacks, and a light field through all of them to compare their light with
     tops_of = {side: _Tops.read(strips[side], profs[side], chosen[side].present) for side in SIDES}
     centre = np.array(layout.centre)
@@ -618,8 +667,9 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     gone = [i for i, (side, k) in enumerate(ring) if k not in standing[side]]
     near = {ring[(i + d) % size] for i in gone for d in range(-8, 9)} if len(gone) < size else set()
     near = {(side, k) for side, k in near if k in standing[side]}
-    rises = {(side, k): tops_of[side].rise(k, shifts[side]) for side, k in near}
     leads = {(side, k): tops_of[side].rise(k, shifts[side], lead=True) for side, k in near}
+    loaded = {side: frozenset(k for (s2, k), v in leads.items() if s2 == side and v > LOADED_RISE) for side in SIDES}
+    rises = {(side, k): tops_of[side].rise(k, shifts[side], skip=loaded[side]) for side, k in near}
     shines = {(side, k): shine_of(side, k) for side, k in near}
 
     def level(side: str, k: int, parallax: float, sigma_cm: float) -> float:
@@ -643,7 +693,12 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         next_side, next_k = ring[(i + 1) % size]
         if prev_k in standing[prev_side] and next_k in standing[next_side]:
             continue
-        if level(side, k, rises[(side, k)], EDGE_SIGMA_CM) < -0.5:
+        cue = rises[(side, k)]
+        if not np.isfinite(cue):  # alone on its wall: how wide its side looks, against a full stack's
+            span = next(((a0, a1) for j, a0, a1 in chosen[side].present if j == k), None)
+            face = _face_cm(strips[side], profs[side], felt_hue(strips[side]), back, *span, shifts[side] < 0)
+            cue = 2 * (face / abs(shifts[side]) - 1) if np.isfinite(face) and abs(shifts[side]) > 0.2 else cue
+        if level(side, k, cue, EDGE_SIGMA_CM) < -0.5:
             halves.add((side, k))
 
     out = {}
