@@ -9,7 +9,7 @@ contract: a seat wind and the stack number from that wall's right end.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -131,6 +131,8 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
         out.update(walls=None, east_marker=None, wind_shown=None)
         out["dice"] = [d.to_json() for d in find_dice(image)]
     else:
+        if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
+            cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
         out.update(_table(image, cal, settings))
     tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
     out["tiles"] = tiles
