@@ -33,6 +33,8 @@ class Calibration:
     markers: dict[int, list[list[float]]] = field(default_factory=dict)  # marker id -> pixel corners
     #: how far the markers' corners sit from where the homography puts them (px); a fit check
     error_px: float = 0.0
+    #: (width, height) of the images it maps, when known: needed to tell where the camera hangs
+    image_size: tuple[int, int] | None = None
 
     @property
     def H_inv(self) -> np.ndarray:
@@ -58,23 +60,26 @@ class Calibration:
                 "H": np.round(self.H, 8).tolist()}
 
 
-_detector: cv2.aruco.ArucoDetector | None = None
+_detectors: dict[str, cv2.aruco.ArucoDetector] = {}
 
 
-def _aruco() -> cv2.aruco.ArucoDetector:
-    global _detector
-    if _detector is None:
+def _aruco(kind: str = "thorough") -> cv2.aruco.ArucoDetector:
+    """OpenCV's marker detector: "fast" thresholds the picture once, "thorough" at three scales."""
+    if kind not in _detectors:
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers_spec.DICTIONARY))
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-        _detector = cv2.aruco.ArucoDetector(dictionary, params)
-    return _detector
+        if kind == "fast":
+            # one threshold window about a marker cell wide, and no contours too small or too
+            # large to be a marker on the table: a quarter of the work, as many markers found
+            params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 13
+            params.minMarkerPerimeterRate, params.maxMarkerPerimeterRate = 0.06, 0.6
+        _detectors[kind] = cv2.aruco.ArucoDetector(dictionary, params)
+    return _detectors[kind]
 
 
-def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
-    """The corner markers in the image: id -> 4×2 pixel corners (only ids of `markers_spec`)."""
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    corners, ids, _ = _aruco().detectMarkers(grey)
+def _detect(grey: np.ndarray, kind: str) -> dict[int, np.ndarray]:
+    corners, ids, _ = _aruco(kind).detectMarkers(grey)
     wanted = set(markers_spec.CORNER_IDS.values())
     out: dict[int, np.ndarray] = {}
     if ids is not None:
@@ -82,6 +87,19 @@ def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
             if int(i) in wanted and int(i) not in out:
                 out[int(i)] = c.reshape(4, 2)
     return out
+
+
+def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """The corner markers in the image: id -> 4×2 pixel corners (only ids of `markers_spec`).
+
+    A quick search first; only when it finds fewer than three markers is the picture searched
+    again at several threshold scales (a very large or very small view of the table).
+    """
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    found = _detect(grey, "fast")
+    if len(found) < 3:
+        found = {**_detect(grey, "thorough"), **found}
+    return found
 
 
 def from_markers(image: np.ndarray, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration | None:
@@ -95,10 +113,50 @@ def from_markers(image: np.ndarray, table_size: tuple[float, float] = markers_sp
     H, _ = cv2.findHomography(src, dst, 0)
     if H is None:
         return None
-    cal = Calibration(H, table_size, True, "markers", {i: found[i].round(1).tolist() for i in sorted(found)})
+    cal = Calibration(H, table_size, True, "markers", {i: found[i].round(1).tolist() for i in sorted(found)},
+                      image_size=(int(image.shape[1]), int(image.shape[0])))
     back = cal.to_image(dst)
     cal.error_px = float(np.linalg.norm(back - src, axis=1).mean())
     return cal
+
+
+#: camera height assumed when the picture cannot tell (a camera straight above the table), cm
+TYPICAL_HEIGHT_CM = 95.0
+
+
+def camera_position(cal: Calibration) -> tuple[float, float, float] | None:
+    """Where the camera hangs: the table point below it (cm) and its height (cm), or None if unknown.
+
+    The homography of the table plane fixes the camera's pose once the focal length is known.
+    A tilted camera gives the focal length too (the table's axes must stay at right angles;
+    principal point at the image centre, square pixels); a camera looking straight down does
+    not, but then its foot point is simply the table point at the image centre, and a focal
+    length from a typical mounting height changes that little.
+    """
+    if cal.image_size is None or not cal.calibrated:
+        return None
+    w, h = cal.image_size
+    T = np.array([[1.0, 0, -w / 2], [0, 1.0, -h / 2], [0, 0, 1.0]])
+    Hp = T @ cal.H_inv
+    h1, h2 = Hp[:, 0], Hp[:, 1]
+    # orthogonal, equally long table axes: A / f² + B = 0 for both rows
+    A = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    B = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    centre = cal.to_table([[w / 2, h / 2]])[0]
+    p = cal.to_image([centre, centre + [1, 0], centre + [0, 1]])
+    f_prior = (np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 2 * TYPICAL_HEIGHT_CM
+    inv_f2 = -float(A @ B) / float(A @ A) if float(A @ A) > 0 else 0.0
+    f = 1 / np.sqrt(inv_f2) if inv_f2 > 0 else f_prior
+    if not 0.6 * f_prior < f < 1.7 * f_prior:  # too little tilt to tell: the typical height
+        f = f_prior
+    M = np.diag([1 / f, 1 / f, 1.0]) @ Hp
+    scale = 1 / np.linalg.norm(M[:, 0])
+    r1, r2, t = M[:, 0] * scale, M[:, 1] * scale, M[:, 2] * scale
+    if t[2] < 0:
+        r1, r2, t = -r1, -r2, -t
+    R = np.column_stack([r1, r2, np.cross(r1, r2)])
+    c = -R.T @ t
+    return float(c[0]), float(c[1]), float(abs(c[2]))
 
 
 def manual(corners_px, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration:

@@ -61,7 +61,8 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout) -> MarkerReadin
     wood = ((hue >= 7) & (hue <= 18) & (sat > 120) & (val > 50)).astype(np.uint8) * 255
     best: tuple[float, MarkerReading] | None = None
     cm2 = PX_PER_CM ** 2
-    for kind, mask, lo, hi in (("button", red & zone, 7, 30), ("box", wood & zone, 30, 110)):
+    # a button is a red disc 4.4 cm across (15 cm²) inside a yellow ring: blur and dim light eat its edge
+    for kind, mask, lo, hi in (("button", red & zone, 4, 30), ("box", wood & zone, 30, 110)):
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in contours:
@@ -78,62 +79,132 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout) -> MarkerReadin
     return best[1] if best else None
 
 
+#: the wind disc is read on a patch this many pixels per cm, sampled from the camera image
+LETTER_PX_PER_CM = 14.0
+#: letter templates are compared at this many degrees apart
+TEMPLATE_STEP_DEG = 3
+_LETTER = 36  # side of the normalised letter patch (px)
+
+
 @lru_cache(maxsize=1)
-def _templates(size: int = 32) -> tuple[np.ndarray, list[str]]:
-    """Dark-letter masks of E, S, W, N turned in 5° steps, as unit vectors."""
+def _templates() -> tuple[np.ndarray, list[str]]:
+    """The faces of the E, S, W and N discs turned in small steps, as a camera about 8 px/cm sees them."""
     from companion.vision.render.draw import wind_disc_texture
 
     vecs, names = [], []
+    seen = int(2 * WIND_DISC_RADIUS_CM * 8)  # the disc's size in a 1280×720 picture of the table
     for wind in WINDS:
-        tex, _ = wind_disc_texture(wind, 96)
-        letter = _letter_mask(cv2.resize(tex, (size, size), interpolation=cv2.INTER_AREA))
-        for deg in range(0, 360, 5):
-            M = cv2.getRotationMatrix2D((size / 2, size / 2), deg, 1.0)
-            rot = cv2.warpAffine(letter, M, (size, size))
-            v = rot.astype(np.float32).ravel()
-            v -= v.mean()
-            vecs.append(v / (np.linalg.norm(v) + 1e-6))
+        tex, _ = wind_disc_texture(wind, 192)
+        for deg in range(0, 360, TEMPLATE_STEP_DEG):
+            M = cv2.getRotationMatrix2D((95.5, 95.5), deg, 1.0)
+            turned = cv2.warpAffine(tex, M, (192, 192), borderMode=cv2.BORDER_REPLICATE)
+            small = cv2.GaussianBlur(cv2.resize(turned, (seen, seen), interpolation=cv2.INTER_AREA), (0, 0), 0.6)
+            vecs.append(_face_vector(cv2.resize(small, (_LETTER, _LETTER), interpolation=cv2.INTER_LINEAR)))
             names.append(wind)
     return np.array(vecs), names
 
 
-def _letter_mask(patch: np.ndarray) -> np.ndarray:
-    """Dark strokes inside the disc's inner circle, as 0..1 floats."""
-    s = patch.shape[0]
-    g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    yy, xx = np.mgrid[0:s, 0:s]
-    inside = (xx - s / 2 + 0.5) ** 2 + (yy - s / 2 + 0.5) ** 2 < (0.38 * s) ** 2
-    ref = np.percentile(g[inside], 85)
-    dark = np.clip((ref - g) / max(ref * 0.5, 1), 0, 1)
-    dark[~inside] = 0
-    return dark
+def warm_up() -> None:
+    """Build the letter templates now rather than on the first disc read."""
+    _templates()
 
 
-def read_wind(table_img: np.ndarray, centre_cm: tuple[float, float]) -> tuple[str, float]:
-    """The letter on the wind disc centred at `centre_cm`, and the match score (cosine, 0..1)."""
-    r = WIND_DISC_RADIUS_CM * PX_PER_CM
-    x, y = centre_cm[0] * PX_PER_CM, centre_cm[1] * PX_PER_CM
-    size = 32
-    src = np.float32([[x - r, y - r], [x + r, y - r], [x + r, y + r]])
-    M = cv2.getAffineTransform(src, np.float32([[0, 0], [size, 0], [size, size]]))
-    patch = cv2.warpAffine(table_img, M, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    v = _letter_mask(patch).ravel()
-    v = v - v.mean()
-    v /= np.linalg.norm(v) + 1e-6
-    vecs, names = _templates(size)
+@lru_cache(maxsize=1)
+def _face_mask() -> np.ndarray:
+    """The part of the disc that carries the letter (inside the printed ring)."""
+    yy, xx = np.mgrid[0:_LETTER, 0:_LETTER]
+    c = _LETTER / 2 - 0.5
+    return ((xx - c) ** 2 + (yy - c) ** 2) < (0.41 * _LETTER) ** 2
+
+
+def _face_vector(face: np.ndarray) -> np.ndarray:
+    """Grey levels inside the ring, zero mean and unit length: matching is blind to light and contrast."""
+    g = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).astype(np.float32)[_face_mask()]
+    g -= g.mean()
+    return g / (np.linalg.norm(g) + 1e-6)
+
+
+def _patch(image: np.ndarray, to_table: np.ndarray, centre: tuple[float, float], half_cm: float,
+           px_per_cm: float) -> np.ndarray:
+    """A square top-down patch of the table around `centre` (cm), sampled from the camera image."""
+    size = int(round(2 * half_cm * px_per_cm))
+    P = np.array([[px_per_cm, 0, -px_per_cm * (centre[0] - half_cm)],
+                  [0, px_per_cm, -px_per_cm * (centre[1] - half_cm)], [0, 0, 1.0]])
+    return cv2.warpPerspective(image, P @ to_table, (size, size), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _disc_centre(patch: np.ndarray, px_per_cm: float) -> tuple[float, float, float] | None:
+    """Centre (px) and radius (px) of the white disc nearest the middle of the patch."""
+    hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)
+    v = hsv[..., 2].astype(np.float32)
+    white = ((hsv[..., 1] < 70) & (v > 0.6 * np.percentile(v, 98))).astype(np.uint8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(white, connectivity=8)
+    mid = (patch.shape[1] / 2, patch.shape[0] / 2)
+    best = None
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA] / px_per_cm ** 2
+        if area < 0.25 * math.pi * WIND_DISC_RADIUS_CM ** 2:
+            continue
+        comp = (labels == i).astype(np.uint8)
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        filled = np.zeros_like(comp)
+        cv2.drawContours(filled, contours, -1, 1, -1)  # the letter's strokes are part of the disc
+        m = cv2.moments(filled, binaryImage=True)
+        if m["m00"] <= 0:
+            continue
+        cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+        d = math.hypot(cx - mid[0], cy - mid[1])
+        if best is None or d < best[0]:
+            best = (d, cx, cy, math.sqrt(m["m00"] / math.pi))
+    return None if best is None else best[1:]
+
+
+def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, float]) -> tuple[str, float, tuple[float, float]]:
+    """The letter on the wind disc near `centre_cm`: wind, match score (cosine, 0..1), refined centre (cm).
+
+    `to_table` maps the image's pixels to table cm (`Calibration.H`). The disc is sampled from
+    the camera image at a fine scale, centred on its white face, and its letter compared with
+    the letters of the four winds turned every few degrees (R13: the disc shows the round's wind).
+    """
+    k = LETTER_PX_PER_CM
+    half = WIND_DISC_RADIUS_CM * 1.6
+    patch = _patch(image, to_table, centre_cm, half, k)
+    found = _disc_centre(patch, k)
+    r_px = WIND_DISC_RADIUS_CM * k
+    centre = centre_cm
+    if found is not None:
+        cx, cy, r_seen = found
+        centre = (centre_cm[0] - half + cx / k, centre_cm[1] - half + cy / k)
+        r_px = float(np.clip(r_seen, 0.8 * r_px, 1.25 * r_px))  # a disc in the wind box stands higher
+    # the disc face, scaled to the template's patch
+    src = np.float32([[-r_px, -r_px], [r_px, -r_px], [r_px, r_px]]) + np.float32(
+        [(centre[0] - centre_cm[0] + half) * k, (centre[1] - centre_cm[1] + half) * k])
+    M = cv2.getAffineTransform(src, np.float32([[0, 0], [_LETTER, 0], [_LETTER, _LETTER]]))
+    face = cv2.warpAffine(patch, M, (_LETTER, _LETTER), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    v = _face_vector(face)
+    vecs, names = _templates()
     scores = vecs @ v
     i = int(np.argmax(scores))
-    return names[i], float(scores[i])
+    return names[i], float(scores[i]), centre
 
 
-def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading | None) -> WindReading | None:
-    """The prevalent-wind disc: in the wind box if there is one, else a white disc in the players' areas."""
+def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading | None,
+              image: np.ndarray, to_table: np.ndarray) -> WindReading | None:
+    """The prevalent-wind disc: in the wind box if there is one, else a white disc in the players' areas.
+
+    Candidates are found on the coarse top-down `table_img` (PX_PER_CM); each is read on the
+    camera `image` itself (`to_table`: image pixels -> table cm).
+    """
     candidates: list[tuple[float, float]] = []
     if marker is not None and marker.kind == "box":
         candidates.append(_refine_white(table_img, marker.centre) or marker.centre)
     hsv = cv2.cvtColor(table_img, cv2.COLOR_BGR2HSV)
     zone = _outer_zone(layout, table_img.shape[:2])
-    white = ((hsv[..., 1] < 60) & (hsv[..., 2] > np.percentile(hsv[..., 2], 60) * 1.25)).astype(np.uint8) * 255
+    # white against its surroundings (a disc in a hand's shadow is still the brightest thing near it)
+    val = hsv[..., 2].astype(np.float32)
+    around = cv2.blur(val, (int(10 * PX_PER_CM), int(10 * PX_PER_CM)))
+    white = ((hsv[..., 1] < 60) & (val > 1.25 * around) & (val > 40)).astype(np.uint8) * 255
     white &= zone
     white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(white, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -146,9 +217,9 @@ def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading 
                 candidates.append((x / PX_PER_CM, y / PX_PER_CM))
     best: WindReading | None = None
     for c in candidates:
-        wind, score = read_wind(table_img, c)
+        wind, score, centre = read_wind(image, to_table, c)
         if score > 0.45 and (best is None or score > best.score):
-            best = WindReading(wind, c, score)
+            best = WindReading(wind, centre, score)
     return best
 
 

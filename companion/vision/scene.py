@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -26,6 +26,8 @@ from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import read_walls
 
 DICE_PX_PER_CM = 12.0
+#: a top that looks this much higher than its neighbours (in half a stack's height) carries a loose tile
+LOOSE_RISE = 0.5
 
 
 @dataclass
@@ -60,12 +62,16 @@ def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
     return [t.to_json() for t in recognizer.recognize(image)], None
 
 
-def find_break(variant: Variant, ring: list[int], splits: set[int], loose: set[int]) -> int | None:
+def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
     """Ring index of the break (`Break.at`) from the stacks standing, or None before the break.
 
-    Lift style (R19): the gap of the lifted stack, next to the dead wall (on the variant's side)
-    where the loose tiles lie; after the deal the gap runs on along the live wall, so the break
-    is the gap's end at the dead wall. Split style: the stack on the dead-wall side of the split.
+    `ring`: heights clockwise from East's stack 1; `splits`: ring index i for a split between i
+    and i + 1 (with its width, when known); `loose`: where tiles seem to lie on top.
+
+    Lift style (R19): the gap of the lifted stack, next to the dead wall (on the variant's side,
+    R20) where the loose tiles lie; after the deal the gap runs on along the live wall (R24),
+    so the break is the gap's end at the dead wall. Split style: the stack on the dead-wall side
+    of the split (riichi: the dead wall's first stack); after the deal, the stack before the gap.
     """
     size = len(ring)
     back = -1 if variant.dead_wall.side == "right" else 1
@@ -86,14 +92,37 @@ def find_break(variant: Variant, ring: list[int], splits: set[int], loose: set[i
             return min(ends, key=dist)
         singles = [e for e, g in zip(ends, gaps) if g[0] == g[1]]
         return singles[0] if len(singles) == 1 else (ends[0] if len(ends) == 1 else None)
-    # split: a split k|k+1 (ring indices) or the end of the drawn-away gap next to the dead wall
+    # split: the end of the drawn-away gap next to the dead wall, or the widest split
     if gaps:
         g = max(gaps, key=lambda g: (g[1] - g[0]) % size)
         return (g[0] - 1) % size if back == -1 else (g[1] + 1) % size
     if splits:
-        i = sorted(splits)[0]
+        widths = splits if isinstance(splits, dict) else dict.fromkeys(splits, 1.0)
+        i = max(sorted(widths), key=lambda k: widths[k])
         return i if back == -1 else (i + 1) % size
     return None
+
+
+def dead_wall(variant: Variant, size: int, at: int) -> list[int]:
+    """Ring indices of the dead wall for a break at `at`, nearest the break first (R20)."""
+    back = -1 if variant.dead_wall.side == "right" else 1
+    n_dead = variant.dead_wall.stacks
+    lift = variant.break_.style == "lift"
+    return [(at + back * k) % size for k in (range(1, n_dead + 1) if lift else range(n_dead))]
+
+
+def warm_up() -> None:
+    """Do once what the first analysis would otherwise do on top of its work: build the marker
+    detectors and the wind-letter templates, start OpenCV's threads. Keeps the first frame as
+    quick as the others (the live watcher calls this when it starts)."""
+    from companion.rules.variant import load_variant
+    from companion.vision.calibrate import find_markers, manual
+
+    marker_reader.warm_up()
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    find_markers(blank)
+    cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
+    analyse(blank, SceneSettings(load_variant("classical")), calibration=cal, with_tiles=False)
 
 
 def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration | None = None,
@@ -110,6 +139,8 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
         out.update(walls=None, east_marker=None, wind_shown=None)
         out["dice"] = [d.to_json() for d in find_dice(image)]
     else:
+        if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
+            cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
         out.update(_table(image, cal, settings))
     tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
     out["tiles"] = tiles
@@ -125,7 +156,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     seats = side_seats(s.dealer, s.first_east_side, variant.seating.direction)  # side -> seat wind
     walls = read_walls(image, cal, layout)
     sq = Square.for_variant(variant)
-    ring, splits, loose = [0] * sq.size, set(), set()
+    ring, splits, high = [0] * sq.size, {}, set()
     per_seat: dict[str, Any] = {}
     for side, reading in walls.items():
         seat = seats[side]
@@ -133,27 +164,28 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         for k, hgt in enumerate(heights, 1):
             i = sq.index(seat, k)
             ring[i] = hgt
-            if hgt >= 3:
-                loose.add(i)
-        for k in reading.splits:
+            if reading.lifted and reading.lifted[k - 1] > LOOSE_RISE:  # a tile lying on top (R19)
+                high.add(i)
+        for k, width in zip(reading.splits, reading.split_widths):
             if 1 <= k < sq.n:
-                splits.add(sq.index(seat, k))
+                splits[sq.index(seat, k)] = width
         standing = [k for k, hgt in enumerate(heights, 1) if hgt > 0]
         per_seat[seat] = {"side": side, "standing": standing, "count": len(standing),
                           "gaps": _gaps(heights), "splits": reading.splits,
                           "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1]}
-    at = find_break(variant, ring, splits, loose)
-    live = None
+    lift = variant.break_.style == "lift"
+    on_top = variant.replacement.source == "loose"
+    at = find_break(variant, ring, splits, high if lift and on_top else set())
+    live, loose = None, []
     if at is not None:
-        back = -1 if variant.dead_wall.side == "right" else 1
-        n_dead = variant.dead_wall.stacks
-        lift = variant.break_.style == "lift"
-        dead = {(at + back * k) % sq.size for k in (range(1, n_dead + 1) if lift else range(n_dead))}
+        dead = dead_wall(variant, sq.size, at)
         live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
+        # R19/R20: the loose tiles lie on top of the dead wall (the variant says which stacks)
+        loose = [i for i in dead if i in high] if lift and on_top else []
     walls_json = {
         "seats": per_seat,
         "break": sq.stack_at(at).to_json() if at is not None else None,
-        "loose": [sq.stack_at(i).to_json() for i in sorted(loose)],
+        "loose": [sq.stack_at(i).to_json() for i in loose],
         "live_tiles": live,
     }
 
@@ -179,7 +211,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     tw, th = cal.table_size
     table_img = cv2.warpPerspective(image, S, (int(tw * kk), int(th * kk)), flags=cv2.INTER_LINEAR)
     marker = marker_reader.find_east_marker(table_img, layout)
-    wind = marker_reader.find_wind(table_img, layout, marker)
+    wind = marker_reader.find_wind(table_img, layout, marker, image, cal.H)
     extra = {}
     if marker is not None:
         px = cal.to_image([marker.centre])[0]

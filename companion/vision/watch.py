@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,7 +33,7 @@ from companion.rules.seats import WIND_NAMES
 from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationTracker
 from companion.vision.geometry import TileSize
-from companion.vision.scene import SceneSettings, analyse
+from companion.vision.scene import SceneSettings, analyse, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +123,10 @@ class TableWatcher:
         seq = None
         period = 1.0 / self.settings.fps
         self.hub.set_status("vision", {"ok": True, "calibrated": False})
+        try:  # build detectors and templates now, so the first still scene is read as fast as the rest
+            warm_up()
+        except Exception:
+            log.exception("vision: warm-up failed")
         while not self._stop.is_set():
             try:
                 frame = self.camera.latest(after_seq=seq, timeout=1.0)

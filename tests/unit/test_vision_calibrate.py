@@ -46,3 +46,34 @@ def test_a_bumped_camera_is_calibrated_again():
     a.camera.shift = (a.camera.shift[0] + 3.0, a.camera.shift[1])
     second = tracker.update(render(a)[0])
     assert tracker.recalibrations == 1 and not np.allclose(first.H, second.H)
+
+
+@pytest.mark.parametrize("seed,level,tol_cm", [(3, "easy", 0.5), (3, "hard", 4.0), (8, "medium", 4.0)])
+def test_where_the_camera_hangs(seed, level, tol_cm):
+    from companion.vision.calibrate import camera_position
+    from companion.vision.render.draw import make_view
+
+    sc = random_scene(seed, level)
+    cal = from_markers(render(sc)[0])
+    x, y, height = camera_position(cal)
+    truth = make_view(sc.camera, sc.table_size).centre
+    assert np.hypot(x - truth[0], y - truth[1]) < tol_cm
+    assert abs(height / abs(truth[2]) - 1) < 0.25
+
+
+def test_camera_position_needs_the_image_size():
+    from companion.vision.calibrate import camera_position
+
+    assert camera_position(manual([[100, 50], [700, 60], [690, 650], [110, 640]], (80, 80))) is None
+
+
+def test_the_quick_marker_search_finds_the_same_corners():
+    from companion.vision.calibrate import _detect, find_markers
+
+    image, truth = render(random_scene(6, "hard"))
+    grey = image.mean(axis=2).astype(np.uint8)
+    quick, thorough = find_markers(image), _detect(grey, "thorough")
+    assert set(quick) >= set(thorough)
+    for mid in thorough:
+        assert np.abs(quick[mid] - thorough[mid]).max() < 1.0
+        assert np.abs(quick[mid] - np.array(truth["markers"][mid])).max() < 2.5

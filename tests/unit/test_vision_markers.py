@@ -14,7 +14,8 @@ from companion.vision.render.scenes import scene_variant
 @pytest.mark.parametrize("wind", ["E", "S", "W", "N"])
 @pytest.mark.parametrize("angle", [0, 37, 145, 260])
 def test_wind_letter_read_at_any_rotation(wind, angle):
-    k = markers.PX_PER_CM
+    # a disc lying on green felt, photographed at 8 px/cm (a 1280×720 view of the table), a little blurred
+    k = 8.0
     img = np.full((int(20 * k), int(20 * k), 3), (40, 110, 70), np.uint8)
     tex, mask = wind_disc_texture(wind, 96)
     r = markers.WIND_DISC_RADIUS_CM * k
@@ -22,8 +23,12 @@ def test_wind_letter_read_at_any_rotation(wind, angle):
     M[:, 2] += 10 * k - 48
     disc = cv2.warpAffine(tex, M, img.shape[1::-1])
     m = cv2.warpAffine(mask, M, img.shape[1::-1])[..., None] / 255
-    img = (img * (1 - m) + disc * m).astype(np.uint8)
-    assert markers.read_wind(img, (10, 10))[0] == wind
+    img = cv2.GaussianBlur((img * (1 - m) + disc * m).astype(np.uint8), (0, 0), 0.7)
+    to_table = np.diag([1 / k, 1 / k, 1.0])
+    # the search starts a centimetre off: the reader finds the disc's white face itself
+    found, score, centre = markers.read_wind(img, to_table, (10.6, 9.4))
+    assert found == wind and score > 0.8
+    assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

@@ -1,22 +1,103 @@
 """Reading the walls and finding the break on rendered tables."""
 
+import numpy as np
 import pytest
 
 from companion.rules.variant import load_variant
-from companion.rules.wall import Square
+from companion.rules.wall import Square, break_wall
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import random_scene, scene_variant, wall_state
-from companion.vision.scene import SceneSettings, analyse, find_break
+from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
+from companion.vision.walls import _arcs, _gap_readings
+
+
+def observe(seed: int, level: str = "easy", **kw):
+    sc = random_scene(seed, level, **kw)
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    return obs, t
+
+
+def standing(obs) -> dict:
+    return {s: w["standing"] for s, w in obs["walls"]["seats"].items()}
 
 
 @pytest.mark.parametrize("seed,stage", [(1, "built"), (2, "broken"), (3, "dealt"), (5, "broken")])
 def test_stacks_standing_per_wall_are_read_exactly(seed, stage):
-    sc = random_scene(seed, "easy", stage=stage, variant_name="classical")
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert {s: w["standing"] for s, w in obs["walls"]["seats"].items()} == t["walls"]
+    obs, t = observe(seed, stage=stage, variant_name="classical")
+    assert standing(obs) == t["walls"]
     assert obs["walls"]["break"] == t["break"]
+
+
+def test_a_lifted_stack_and_the_loose_tiles_on_the_dead_wall():
+    # R19: the counted stack is lifted out and its tiles laid on the 3rd and 5th stacks of the dead wall (R20)
+    obs, t = observe(35)
+    assert t["variant"] == "classical" and t["stage"] == "broken"
+    assert standing(obs) == t["walls"] and obs["walls"]["break"] == t["break"]
+    assert sorted(obs["walls"]["loose"]) == sorted(t["loose"])
+    assert obs["walls"]["live_tiles"] == t["live_tiles"] == 144 - 2 - 14  # all but the lifted stack and the kong box
+
+
+def test_a_split_wall_breaks_where_it_is_split():
+    # riichi: no stack is lifted; the wall is split after the counted stack (here a miscounted one)
+    obs, t = observe(193)
+    assert t["variant"] == "riichi" and t["break"] != t["expected_break"]
+    assert standing(obs) == t["walls"]  # every stack still stands
+    assert obs["walls"]["break"] == t["break"]
+    assert obs["walls"]["live_tiles"] == t["live_tiles"] == 136 - 14
+
+
+def test_half_a_stack_at_the_open_end_of_the_live_wall():
+    # R24: tiles are drawn one by one from the open end of the live wall, top tile first
+    obs, t = observe(37)
+    assert t["stage"] == "dealt" and t["live_tiles"] % 2 == 1
+    assert standing(obs) == t["walls"]
+    assert obs["walls"]["live_tiles"] == t["live_tiles"]
+    assert sum(len(w["half"]) for w in obs["walls"]["seats"].values()) == 1
+
+
+def test_a_wall_with_one_stack_left_at_a_corner():
+    # the stack that is left stands next to the neighbouring wall's last stack; it is still read
+    obs, t = observe(215)
+    assert [s for s, v in t["walls"].items() if len(v) == 1]
+    assert standing(obs) == t["walls"]
+    assert obs["walls"]["break"] == t["break"] and obs["walls"]["live_tiles"] == t["live_tiles"]
+
+
+def test_a_wall_in_the_middle_of_the_deal():
+    obs, t = observe(4)
+    assert t["stage"] == "dealt" and t["live_tiles"] > 136 - 14 - 53  # not all hands dealt yet
+    assert standing(obs) == t["walls"] and obs["walls"]["break"] == t["break"]
+    assert obs["walls"]["live_tiles"] == t["live_tiles"]
+
+
+def test_a_split_at_a_corner_is_not_taken_for_a_break_elsewhere():
+    # MCR, 18 counted: the split falls between two walls, where they stand apart anyway
+    obs, t = observe(175)
+    assert t["break_at_corner"]
+    assert standing(obs) == t["walls"]
+    assert obs["walls"]["break"] is None
+
+
+def test_a_gap_a_little_under_a_pitch_is_read_both_ways():
+    assert [k for k, _ in _gap_readings(0.1, 2.3)] == [0]  # a seam or a push
+    split = dict(_gap_readings(0.8, 2.3))  # a split: a missing stack would be far-fetched
+    assert split[0] == 0 and split.get(1, 99) > 4
+    both = dict(_gap_readings(1.35, 2.3))  # a lifted stack's gap narrowed by a loose tile lying over it
+    assert set(both) == {0, 1} and max(both.values()) < 4
+    assert [k for k, _ in _gap_readings(2.2, 2.3)] == [1]
+    assert 2 in dict(_gap_readings(4.5, 2.3))
+
+
+def test_missing_stacks_are_counted_as_runs_round_the_square():
+    ring = [True] * 72
+    assert _arcs(ring) == 0
+    ring[70:72] = [False, False]
+    ring[0:3] = [False] * 3  # the run goes on past the end of the ring
+    assert _arcs(ring) == 1
+    ring[30] = False
+    assert _arcs(ring) == 2
 
 
 @pytest.mark.parametrize("name", ["classical", "german", "riichi"])
@@ -35,6 +116,32 @@ def test_find_break_on_the_ring(name):
     assert find_break(v, dealt.heights, set(), set(dealt.loose)) == at
 
 
+def test_the_widest_split_is_the_break():
+    v = load_variant("riichi")
+    sq = Square.for_variant(v)
+    assert find_break(v, [2] * sq.size, {sq.index("W", 3): 0.35, sq.index("W", 9): 0.8}, set()) == sq.index("W", 9)
+
+
+@pytest.mark.parametrize("name", ["classical", "german", "riichi", "mcr"])
+def test_dead_wall_follows_the_variant(name):
+    # R20: the dead wall lies on the variant's side of the break; lifted: beside the gap, split: from the break on
+    v = load_variant(name)
+    brk = break_wall(v, [[3, 4]] * len(v.dice.throws))
+    sq = Square.for_variant(v)
+    dead = dead_wall(v, sq.size, sq.index(brk.wall, brk.stack))
+    assert [sq.stack_at(i) for i in dead] == list(brk.dead_wall)
+
+
 def test_no_break_on_a_built_wall():
     v = load_variant("classical")
     assert find_break(v, [2] * 72, set(), set()) is None
+
+
+def test_a_blank_table_has_no_walls():
+    from companion.vision.calibrate import manual
+
+    cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
+    obs = analyse(np.full((720, 1280, 3), 90, np.uint8), SceneSettings(load_variant("classical")), calibration=cal,
+                  with_tiles=False)
+    assert all(w["count"] == 0 for w in obs["walls"]["seats"].values())
+    assert obs["walls"]["break"] is None and obs["walls"]["live_tiles"] is None

@@ -26,6 +26,8 @@ TILE_BACKS = [(70, 130, 40), (150, 90, 30), (60, 170, 215), (150, 130, 220)]
 TILE_FACE = (215, 228, 235)
 FELT = [(70, 110, 40), (110, 80, 30), (60, 60, 60), (90, 110, 130)]
 SKIN = (120, 150, 205)
+#: height of the lamp over the table, and of a tile lying flat (cm): how much more light a higher top catches
+LAMP_CM, TILE_CM = 120.0, 1.6
 
 
 @dataclass
@@ -216,8 +218,18 @@ def render(scene: Scene) -> tuple[np.ndarray, dict]:
 
     for _, paint in sorted(solids, key=lambda s: s[0]):
         paint()
+    hands = np.zeros(img.shape[:2], np.uint8)
     for hand in scene.hands:
-        _draw_hand(img, view, hand)
+        _draw_hand(img, view, hand, hands)
+    # how much of the East marker and of the wind disc a hand hides: a hidden one cannot be read
+    truth["hidden"] = {"east_marker": 0.0, "wind": 0.0}
+    if marker is not None:
+        box = marker.kind == "box"
+        truth["hidden"]["east_marker"] = _covered(hands, view, marker.x, marker.y, 4.0 if box else 0.6, 3.5 if box else 2.2)
+    if scene.wind is not None:
+        in_box = marker is not None and marker.kind == "box"
+        x, y = (marker.x, marker.y) if in_box else (scene.wind.x, scene.wind.y)
+        truth["hidden"]["wind"] = _covered(hands, view, x, y, 4.0 if in_box else 0.5, 1.8)
 
     img = _finish(img, scene, rng)
     return img, truth
@@ -239,7 +251,8 @@ def _draw_markers(img: np.ndarray, view: View, scene: Scene, truth: dict) -> Non
 
 
 def _tile_painter(img: np.ndarray, view: View, back, layer: int):
-    lift = 1.0 + 0.07 * (layer - 1)  # higher tiles catch more light: a loose tile on top stands out
+    # a higher top is nearer the lamp (about 1.2 m up): inverse square, a few percent per layer
+    lift = ((LAMP_CM - 2 * TILE_CM) / (LAMP_CM - (layer + 1) * TILE_CM)) ** 2
 
     def paint(cub: Cuboid) -> None:
         for name in cub.visible_faces(view.centre):
@@ -298,13 +311,16 @@ def wind_disc_texture(wind: str, size: int = 96) -> tuple[np.ndarray, np.ndarray
     return tex, mask
 
 
-def _draw_wind_disc(img, view, wind, x, y, z, angle, r: float = 1.8) -> None:
+def _draw_wind_disc(img, view, wind, x, y, z, angle, r: float = 1.8, thickness: float = 0.5) -> None:
+    """A disc `thickness` cm thick whose face is `z` cm up: its dark edge, then its face."""
     tex, mask = wind_disc_texture(wind)
     a = math.radians(angle)
     u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
     c = np.array([x, y])
     pts = [c + r * (-u - v), c + r * (u - v), c + r * (u + v), c + r * (-u + v)]
-    _fill(img, view.project(_disc_points(x, y, 0, r * 1.03)), (40, 40, 40))
+    # the edge from where it rests (the table, or the floor of the wind box's hole) up to its face;
+    # drawn at the table before, which put a dark disc across the lid of the wind box
+    _fill(img, view.project(_disc_points(x, y, z - thickness, r * 1.03)), (40, 40, 40))
     _warp(img, tex, view.project([(p[0], p[1], -z) for p in pts]), mask)
 
 
@@ -323,8 +339,16 @@ def _wind_box_painter(img, view, scene: Scene):
     return paint
 
 
-def _draw_hand(img, view, hand) -> None:
-    """A player's hand and forearm reaching over the table, with its shadow."""
+def _covered(mask: np.ndarray, view: View, x: float, y: float, z: float, r: float) -> float:
+    """The part (0..1) of a disc at height `z` that `mask` covers in the picture."""
+    disc = np.zeros_like(mask)
+    _fill(disc, view.project(_disc_points(x, y, z, r)), 255)
+    area = int(np.count_nonzero(disc))
+    return round(float(np.count_nonzero(disc & mask)) / area, 3) if area else 0.0
+
+
+def _draw_hand(img, view, hand, mask: np.ndarray | None = None) -> None:
+    """A player's hand and forearm reaching over the table, with its shadow (and its pixels in `mask`)."""
     a = math.radians(hand.angle)
     d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
     tip = np.array([hand.x, hand.y])
@@ -347,6 +371,8 @@ def _draw_hand(img, view, hand) -> None:
     for i, s in enumerate(shapes):
         pts = np.array([(p[0], p[1], -hand.height) for p in s])
         _fill(img, view.project(pts), _shade(SKIN, 0.9 + 0.03 * i))
+        if mask is not None:
+            _fill(mask, view.project(pts), 255)
 
 
 def _finish(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:

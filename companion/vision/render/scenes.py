@@ -24,6 +24,7 @@ from companion.vision.geometry import SIDES, TableLayout, seat_sides
 from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
 
 LEVELS = ("easy", "medium", "hard")
+#: the walls built; broken (R19, R20); dealt: during the deal (R24) or later in play
 STAGES = ("built", "broken", "dealt")
 #: variants the scenes are drawn from; "classical-19" has 8 jokers: 152 tiles, 19 stacks a wall
 VARIANTS = ("classical", "german", "mcr", "riichi", "hongkong", "classical-19")
@@ -46,12 +47,15 @@ class WallState:
     loose: list[int]
 
 
-def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool = True) -> WallState:
+def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool = True,
+               split_cm: float = 0.6) -> WallState:
     """The walls after breaking at ring index `at` (None: not broken) and `drawn` live tiles taken.
 
     Follows R19–R22 through the variant's settings: a lifted stack leaves a gap and its two tiles
-    lie on the dead wall; a split leaves every stack in place but pushed apart. The dead wall is
-    separated from the live wall by a small push (R20), which the camera sees as a narrow gap.
+    lie on the dead wall, which is pushed 3 mm towards the gap, leaving a narrow gap at its far
+    end (R20: separated from the live wall). A split leaves every stack in place but opens the
+    wall by `split_cm`: the part of that wall on each side of the split slides half of it
+    towards its own end, as a block (stacks do not pass through one another).
     """
     sq = Square.for_variant(variant)
     size = sq.size
@@ -75,10 +79,15 @@ def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool 
                 offsets[i] = ahead * 0.3
         live = [(at + ahead * k) % size for k in range(1, size - n_dead)]
     else:
-        dead = [(at + back * k) % size for k in range(n_dead)]
-        if separate:  # the split: the stacks on the dead-wall side pushed back
-            for k, push in enumerate((0.6, 0.4, 0.2)):
-                offsets[(at + back * k) % size] = back * push
+        if separate:  # split between `at` and the next stack ahead: each side slides towards its wall's end
+            for start, step in ((at, back), ((at + ahead) % size, ahead)):
+                i = start
+                while True:
+                    offsets[i] = step * split_cm / 2
+                    nxt = (i + step) % size
+                    if nxt // sq.n != i // sq.n:
+                        break
+                    i = nxt
         live = [(at + ahead * k) % size for k in range(1, size - n_dead + 1)]
     tiles = [(i, layer) for i in live for layer in LAYERS]
     for i, _ in tiles[:drawn]:
@@ -149,8 +158,13 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
             at = (expected_at + int(rng.choice([-2, -1, 1, 2]))) % sq.size
     drawn = 0
     if stage == "dealt":
-        drawn = sum(variant.deal.blocks) * 4 + sum(variant.deal.final) + 2 * int(rng.integers(0, 20))
-    ws = wall_state(variant, at, drawn)
+        dealt = sum(variant.deal.blocks) * 4 + sum(variant.deal.final)  # R24: East 14, the others 13
+        if rng.random() < 0.25:  # the deal still going on: blocks of two stacks taken
+            drawn = 4 * int(rng.integers(1, dealt // 4 + 1))
+        else:  # then play: tiles drawn one by one
+            drawn = dealt + int(rng.integers(0, 40))
+    # the breaker opens a split wall by half a centimetre to a centimetre (riichi, MCR)
+    ws = wall_state(variant, at, drawn, split_cm=float(rng.uniform(0.5, 1.0)))
 
     sides = seat_sides(dealer, first_east_side, variant.seating.direction)
     walls = {side: [0] * sq.n for side in SIDES}
@@ -240,6 +254,10 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
         "seating": variant.seating.direction,
         "walls": {seat_of_side[side]: [k + 1 for k, hgt in enumerate(walls[side]) if hgt > 0] for side in SIDES},
         "break": sq.stack_at(at).to_json() if at is not None else None,
+        # a split between the last stack of one wall and the first of the next lies at a corner,
+        # where the walls stand apart anyway: nothing on the table shows it (MCR, totals of 18)
+        "break_at_corner": bool(at is not None and variant.break_.style == "split" and drawn == 0
+                                and (at % sq.n == sq.n - 1 if variant.dead_wall.side == "right" else at % sq.n == 0)),
         "expected_break": brk.at.to_json(),
         "throws": throws,
         "loose": [sq.stack_at(i).to_json() for i in ws.loose],

@@ -1,0 +1,48 @@
+"""How the scene benchmark counts a reading right or wrong."""
+
+from companion.vision.bench import score
+
+
+def truth(**kw):
+    t = {"walls": {s: [1, 2] for s in "ESWN"}, "break": ["E", 3], "live_tiles": 100, "loose": [],
+         "dice": [], "east_marker": "E", "wind_shown": "S", "hidden": {"east_marker": 0.0, "wind": 0.0}}
+    t.update(kw)
+    return t
+
+
+def obs(**kw):
+    o = {"walls": {"seats": {s: {"standing": [1, 2]} for s in "ESWN"}, "break": ["E", 3], "live_tiles": 100,
+                   "loose": []}, "dice": [], "east_marker": "E", "wind_shown": "S"}
+    o.update(kw)
+    return o
+
+
+def test_a_right_reading_scores_every_measure():
+    s = score(obs(), truth())
+    assert s["walls"] == (4, 4) and s["break"] == (1, 1) and s["live_tiles"] == (1, 1)
+    assert s["east_marker"] == (1, 1) and s["wind"] == (1, 1) and s["no_false_dice"] == (1, 1)
+
+
+def test_a_marker_under_a_hand_may_be_not_seen_but_not_misread():
+    hidden = truth(hidden={"east_marker": 0.7, "wind": 0.0})
+    assert score(obs(east_marker=None), hidden)["east_marker_hidden"] == (1, 1)
+    assert score(obs(east_marker="S"), hidden)["east_marker_hidden"] == (0, 1)
+    assert "east_marker" not in score(obs(), hidden)
+    assert score(obs(east_marker=None), truth())["east_marker"] == (0, 1)
+
+
+def test_a_split_at_a_corner_is_counted_apart():
+    t = truth(break_at_corner=True)
+    o = obs()
+    o["walls"]["break"] = None
+    s = score(o, t)
+    assert s["corner_split"] == (1, 1) and "break" not in s
+    o["walls"]["break"] = ["S", 4]
+    assert score(o, t)["corner_split"] == (0, 1)
+
+
+def test_live_tiles_count_only_when_the_break_is_right():
+    o = obs()
+    o["walls"]["break"], o["walls"]["live_tiles"] = ["E", 4], 90
+    s = score(o, truth())
+    assert s["break"] == (0, 1) and "live_tiles" not in s
