@@ -6,7 +6,10 @@ each new still scene once (`companion.vision.scene.analyse`), publishes what it 
 "observation" (pixel coordinates, for the live view) and checks it against `table.state`:
 
 * dice lying still in the square become a throw (source "camera"), once per dice lying there; a
-  cocked die makes the throw wait and asks for it to be thrown again (R18, warning "rethrow");
+  cocked die makes the throw wait and asks for it to be thrown again (R18, warning "rethrow").
+  Only a real throw counts: dice already lying there when the watcher first looks (a restart),
+  dice nudged a little without a new face, and dice that another source (the dice box, a phone)
+  has just reported are taken as known, never recorded again;
 * the break as seen becomes a WallBroken(source "camera") event; a break at the wrong stack warns
   "wrong_break" with the expected and observed positions (R17, R19);
 * the East marker at another seat than East's warns "wrong_marker" (R11); a wind disc showing
@@ -19,7 +22,6 @@ The camera is anything with `latest(after_seq=None, timeout=...) -> Frame | None
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,6 +36,7 @@ from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationTracker
 from companion.vision.geometry import TileSize
 from companion.vision.scene import SceneSettings, analyse, warm_up
+from companion.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -83,25 +86,40 @@ class StillScene:
 class _Memory:
     """What the watcher already acted on, so that nothing is recorded or said twice."""
 
-    dice: tuple | None = None
+    dice: tuple | None = None  # None until the first look
     dice_positions: list[tuple[float, float]] = field(default_factory=list)
+    throws: tuple | None = None  # the game's throws when the dice were last taken (`_throw_mark`)
     breaks: set = field(default_factory=set)
     warned: set = field(default_factory=set)
 
 
-class TableWatcher:
+#: a die that moved less than this many of its own widths, showing the same face, was nudged
+NUDGE_WIDTHS = 1.5
+
+
+def _throw_mark(state) -> tuple:
+    """Changes whenever a throw is recorded, completed or undone."""
+    return (state.game, state.hand, len(state.throws), tuple(state.pending.faces) if state.pending else None)
+
+
+def _latest_throw_source(state) -> str | None:
+    if state.pending is not None:
+        return state.pending.source
+    return state.throw_sources[-1] if state.throw_sources else None
+
+
+class TableWatcher(Worker):
     """Component "vision": reads still scenes from the camera and cross-checks them with the game."""
 
     name = "vision"
 
     def __init__(self, table, hub, camera: LatestFrames | None, settings) -> None:
+        super().__init__()
         self.table, self.hub, self.camera, self.settings = table, hub, camera, settings
         self.still = StillScene(settings.still_seconds, settings.still_threshold)
         size = tuple(settings.table_size_cm)
         self.calibration = CalibrationTracker(size, manual_corners=settings.manual_corners)
         self.memory = _Memory()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.observations = 0
 
     # --- the component ---------------------------------------------------------------------
@@ -109,15 +127,7 @@ class TableWatcher:
         if self.camera is None:
             self.hub.set_status("vision", {"ok": False, "error": "no camera"})
             return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="vision", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        super().start()
 
     def _run(self) -> None:
         seq = None
@@ -217,18 +227,27 @@ class TableWatcher:
                 expected=expected, observed=[seat, stack])
 
     def _check_dice(self, obs: dict[str, Any]) -> None:
-        dice = obs.get("dice") or []
         state = self.table.state
-        if state is None or state.phase != "throw" or not dice:
+        if state is None:
             return
+        dice = obs.get("dice") or []
         sig = tuple(sorted((d["face"], d["cocked"], round(d["box"][0] / 8), round(d["box"][1] / 8)) for d in dice))
-        if sig == self.memory.dice:
-            return  # the same dice still lying there
-        expected = state.expected_throw() or {}
         positions = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2) for d in dice]
+        mem, mark = self.memory, _throw_mark(state)
+        if mem.dice is None or state.phase != "throw" or (mark != mem.throws and _latest_throw_source(state) not in (None, "camera")):
+            # The first look (dice left from before a restart), dice lying about during play, or
+            # dice the box or a phone has just reported (or a throw a player undid): known dice.
+            self._take_dice(sig, positions, mark)
+            return
+        if sig == mem.dice or not dice:
+            return  # the same dice still lying there, or none yet
+        if self._nudged(dice, positions):
+            self._take_dice(sig, positions, mark)  # picked up or pushed aside: not a throw
+            return
+        expected = state.expected_throw() or {}
         rethrow = expected.get("rethrow") or []
         if rethrow:  # R18: only the dice that moved were thrown again
-            old = self.memory.dice_positions
+            old = mem.dice_positions
             moved = [i for i, p in enumerate(positions) if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 6 for q in old)]
             dice = [dice[i] for i in moved]
             if len(dice) != len(rethrow):
@@ -236,28 +255,30 @@ class TableWatcher:
         elif len(dice) != state.variant.dice.dice:
             return
         faces = [d["face"] for d in dice]
-        last = state.last_dice() if state.throws else None
-        if not rethrow and last == faces and self._last_throw_source(state) not in (None, "camera"):
-            self.memory.dice = sig  # the dice box already told us about these dice
-            return
         cocked = [i for i, d in enumerate(dice) if d["cocked"]]
-        self.memory.dice, self.memory.dice_positions = sig, positions
         try:
             self.table.record(DiceThrown(faces=faces, source="camera", cocked=cocked))
         except CompanionError as e:
             log.warning("vision: dice not recorded: %s", e)
             return
+        finally:
+            self._take_dice(sig, positions, _throw_mark(self.table.state))
         for i in cocked:  # R18: a cocked die is thrown again
             self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
 
-    def _last_throw_source(self, state) -> str | None:
-        if not state.throw_events:
-            return None
-        wanted = state.throw_events[-1]
-        for r in reversed(self.table.records()):
-            if r.id == wanted:
-                return getattr(r.event, "source", None)
-        return None
+    def _take_dice(self, sig: tuple, positions: list, mark: tuple) -> None:
+        self.memory.dice, self.memory.dice_positions, self.memory.throws = sig, positions, mark
+
+    def _nudged(self, dice: list[dict], positions: list) -> bool:
+        """The same faces as before, each die close to where one lay: moved by hand, not thrown."""
+        old, old_faces = self.memory.dice_positions, sorted(f for f, *_ in self.memory.dice)
+        if len(dice) != len(old) or sorted(d["face"] for d in dice) != old_faces:
+            return False
+        for d, p in zip(dice, positions):
+            reach = NUDGE_WIDTHS * max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > reach for q in old):
+                return False
+        return True
 
 
 def build(services) -> None:

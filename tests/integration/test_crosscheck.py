@@ -45,6 +45,23 @@ def still_frames(watcher, image, start=0.0, n=4, dt=0.25):
     return obs
 
 
+def throw_into_view(watcher, table, dice_shown, start=0.0, before=()):
+    """A real throw as the camera sees it: the square as it was (`before` dice) held still, a
+    hand sweeping over the table, then the new dice lying still. Returns the last observation."""
+    first, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=list(before)))
+    still_frames(watcher, first, start=start)
+    for i in range(3):
+        hand = Hand(x=30 + 8 * i, y=40, angle=180, height=10)
+        image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=list(before), hands=[hand]))
+        watcher.process(Frame(image=image, seq=100 + i, t=start + 1.0 + 0.25 * i))
+    after, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=list(dice_shown)))
+    return still_frames(watcher, after, start=start + 2.0)
+
+
+def camera_throws(table):
+    return [r.event for r in table.records() if isinstance(r.event, DiceThrown) and r.event.source == "camera"]
+
+
 def test_a_wrong_break_warns_with_the_expected_position(table, watcher):
     table.record(DiceThrown(faces=[3, 4]))
     table.record(DiceThrown(faces=[5, 6]))
@@ -76,8 +93,8 @@ def test_a_right_break_is_recorded_without_a_warning(table, watcher):
 
 
 def test_a_cocked_die_asks_for_a_rethrow_and_waits(table, watcher):
+    obs = throw_into_view(watcher, table, [(4, True), (1, False)])
     image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[(4, True), (1, False)]))
-    obs = still_frames(watcher, image)
     assert sorted((d["face"], d["cocked"]) for d in obs["dice"])[0] == (1, False)
     assert any(d["cocked"] for d in obs["dice"])
     rethrow = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "rethrow"]
@@ -90,9 +107,52 @@ def test_a_cocked_die_asks_for_a_rethrow_and_waits(table, watcher):
 
 
 def test_dice_read_by_the_camera_are_a_throw(table, watcher):
-    image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[(3, False), (5, False)]))
-    still_frames(watcher, image)
+    throw_into_view(watcher, table, [(3, False), (5, False)])
     assert table.state.throws == [[3, 5]] or table.state.throws == [[5, 3]]
+    assert table.state.throw_sources == ["camera"]
+
+
+def test_dice_lying_there_when_the_camera_first_looks_are_not_a_throw(table, watcher):
+    """After a restart the last throw's dice still lie in the square: they were recorded before."""
+    image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[(3, False), (5, False)]))
+    obs = still_frames(watcher, image)
+    assert sorted(d["face"] for d in obs["dice"]) == [3, 5]
+    assert camera_throws(table) == [] and table.state.throws == []
+
+
+def test_dice_a_phone_reported_are_not_recorded_again_even_when_misread(table, watcher):
+    """Real dice typed on a phone lie in the square; whatever the camera reads there, the throw
+    is already recorded (no double throw, the known complaint about smart dice)."""
+    empty, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
+    still_frames(watcher, empty)  # the camera watches the empty square
+    table.record(DiceThrown(faces=[3, 6], source="phone"))  # dice thrown, typed on a phone
+    throw_into_view(watcher, table, [(3, False), (5, False)], start=10.0)  # the camera would read 3 and 5
+    assert table.state.throws == [[3, 6]]
+    assert camera_throws(table) == []
+
+
+def test_nudged_dice_are_not_a_new_throw(table, watcher):
+    """Picking the dice up a little or pushing them aside is not a roll (issue 3, scope 4)."""
+    from dataclasses import replace
+
+    throw_into_view(watcher, table, [(3, False), (5, False)])
+    assert len(camera_throws(table)) == 1
+    moved = scene_for_state(table.state, watcher.settings, dice_shown=[(3, False), (5, False)])
+    moved.dice = [replace(d, x=d.x + 1.0, angle=d.angle + 20) for d in moved.dice]  # 1 cm aside, turned
+    hand = Hand(x=30, y=40, angle=180, height=10)
+    sweep = scene_for_state(table.state, watcher.settings, dice_shown=[(3, False), (5, False)], hands=[hand])
+    for i in range(3):
+        watcher.process(Frame(image=render(sweep)[0], seq=200 + i, t=20.0 + 0.25 * i))
+    still_frames(watcher, render(moved)[0], start=21.0)
+    assert len(camera_throws(table)) == 1, "a nudge was taken for a throw"
+
+
+def test_the_simulated_table_shows_dice_only_after_a_throw_of_real_dice(table, watcher):
+    """The dice box shows its dice on LEDs: the simulated camera must not invent dice for it."""
+    table.record(DiceThrown(faces=[2, 2], source="sim"))
+    assert scene_for_state(table.state, watcher.settings).dice == []
+    table.record(DiceThrown(faces=[4, 1], source="phone"))
+    assert [d.face for d in scene_for_state(table.state, watcher.settings).dice] == [4, 1]
 
 
 def test_hands_moving_over_the_table_produce_no_event(table, watcher):

@@ -20,6 +20,11 @@ from companion.vision.render.scene import Scene
 
 SceneSource = Callable[[], Scene]
 
+#: throws made with real dice on the table (typed on a phone or entered by hand afterwards, or
+#: read by the camera); the dice box ("serial") and the virtual box ("sim") show their dice on
+#: LEDs, so after such a throw there are no dice lying on the simulated table.
+DICE_ON_THE_TABLE = frozenset({"camera", "phone", "manual"})
+
 
 class SimCamera(FrameSource):
     kind = "sim"
@@ -68,6 +73,8 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
                     dice_shown: list[tuple[int, bool]] | None = None, hands=()) -> Scene:
     """The table as the game state says it looks now (deterministic for a given state).
 
+    The last throw's dice lie in the square only when they were real dice (`DICE_ON_THE_TABLE`).
+
     `broken_at` (a `Stack`) draws the wall broken there instead (a breaker who miscounted);
     `dice_shown` [(face, cocked)] draws those dice instead of the last throw; `hands` adds hands.
     """
@@ -97,8 +104,9 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
     dice = []
     faces, cocked = [], []
     if state.pending is not None:
-        faces, cocked = state.pending.faces, state.pending.cocked
-    elif state.throws:
+        if state.pending.source in DICE_ON_THE_TABLE:
+            faces, cocked = state.pending.faces, state.pending.cocked
+    elif state.throws and state.throw_sources[-1] in DICE_ON_THE_TABLE:
         faces = state.throws[-1]
     if dice_shown is not None:
         faces, cocked = [f for f, _ in dice_shown], [i for i, (_, c) in enumerate(dice_shown) if c]
