@@ -27,8 +27,9 @@ import numpy as np
 
 from companion.errors import CompanionError, ImageError
 
-#: where the shipped models live (repository `models/dice/`)
-MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
+#: where the shipped models live: inside the package, so that an installed companion has them
+#: (trained by `models/dice/train.py`)
+MODEL_DIR = Path(__file__).resolve().parent / "dice_weights"
 DETECTOR_FILE, FACE_FILE = "dice_detect.onnx", "dice_face.onnx"
 
 #: the die width (px) the detector sees best; pictures are scaled to it when the size is known

@@ -1,8 +1,8 @@
 """Train the dice reader's two models on CPU and export them to ONNX.
 
     python models/dice/make_data.py                      # synthetic pictures → models/dice/build/
-    python models/dice/train.py detector --real DATA     # → models/dice/dice_detect.onnx
-    python models/dice/train.py face --real DATA         # → models/dice/dice_face.onnx
+    python models/dice/train.py detector --real DATA     # → companion/vision/dice_weights/dice_detect.onnx
+    python models/dice/train.py face --real DATA         # → companion/vision/dice_weights/dice_face.onnx
 
 DATA is a folder of labelled real photos (images/, labels/ in YOLO format, class = face − 1);
 `--part train` (default) uses only the photos outside the validation blocks of `realdata.py`,
@@ -348,7 +348,7 @@ if __name__ == "__main__":
     ap.add_argument("--real", type=Path, help="labelled real photos (images/, labels/)")
     ap.add_argument("--part", choices=["train", "all"], default="train")
     ap.add_argument("--build", type=Path, default=HERE / "build")
-    ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--out", type=Path, default=HERE.parents[1] / "companion" / "vision" / "dice_weights")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)

@@ -14,7 +14,7 @@ from companion.vision.render.draw import render
 from companion.vision.render.scenes import random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
 
-FIXTURES = dice_reader.MODEL_DIR / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "models" / "dice" / "fixtures"
 
 
 @pytest.fixture(scope="module")
