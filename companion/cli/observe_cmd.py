@@ -68,12 +68,13 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
         raise fail(e) from None
     from companion.vision.calibrate import manual
     from companion.vision.geometry import TileSize
-    from companion.vision.scene import SceneSettings, analyse, tile_recognizer
+    from companion.vision.scene import SceneSettings, analyse, tile_recognizer, warm_up
 
     vs = settings.vision
     scene = SceneSettings(variant=variant, first_east_side=first_east_side or vs.first_east_side, dealer=dealer,
                           die_cm=vs.die_cm, tile=TileSize(*vs.tile_cm), table_size=tuple(vs.table_size_cm))
     fixed = manual(vs.manual_corners, tuple(vs.table_size_cm)) if vs.manual_corners else None
+    warm_up()  # marker detectors, dice models and OpenCV's threads: not billed to the first image
     try:  # load the models before the clock starts: `ms` is the time spent on each image
         tile_recognizer()
     except CompanionError:
