@@ -97,6 +97,13 @@ def client_strings() -> dict[str, str]:
         "throw_unknown": _("Throw %(index)d of %(of)d"),
         "rethrow": _("Throw the cocked dice again (R18)"),
         "no_dice": _("No dice yet"),
+        # where a throw came from (DiceThrown.source): shown with the last dice, so that a
+        # misread by the camera is noticed and corrected from the history
+        "source_serial": _("dice box"),
+        "source_sim": _("virtual dice box"),
+        "source_phone": _("typed on a phone"),
+        "source_camera": _("read by the camera"),
+        "source_manual": _("entered by hand"),
         "game_over": _("The game is over."),
         "error": _("Error"),
         "connected": _("connected"),

@@ -144,6 +144,8 @@ def test_a_spectator_watches_live_but_cannot_write(live, browsers):
     assert len(services.table.records()) == before
     services.table.record(DiceThrown(faces=[3, 4], source="sim"))  # the table moves on: the spectator sees it
     wait(watcher, 2.0).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, '[data-bind="last-dice"]'), "3 + 4"))
+    # where the dice came from is said with them, so that a camera misread is noticed
+    assert "virtual dice box" in watcher.find_element(By.CSS_SELECTOR, '[data-bind="last-dice"]').text
 
 
 def test_screenshots_and_small_screens(live, browsers):

@@ -139,7 +139,7 @@
     bind("counter", String(state.counter));
     bind("pot", String(state.pot || 0));
     $$('[data-show="pot"]').forEach((n) => { n.hidden = !state.pot; });
-    bind("last-dice", state.last_dice ? state.last_dice.join(" + ") : S.no_dice);
+    bind("last-dice", state.last_dice ? state.last_dice.join(" + ") + lastDiceSource() : S.no_dice);
     bind("phase", phaseText());
     $$('[data-show="over"]').forEach((n) => { n.hidden = !state.game_over; });
     renderBreakCheck();
@@ -149,6 +149,14 @@
     if (page === "history") renderHistory();
     if (drawnFor !== state.last_event) { drawnFor = state.last_event; refreshWall(); }
   }
+
+  function lastDiceSource() {
+    // this hand's latest throw says where it came from; dice of the hand before say nothing
+    const t = state.throws && state.throws.length ? state.throws[state.throws.length - 1] : null;
+    const said = t && S["source_" + t.source];
+    return said ? ` (${said})` : "";
+  }
+
   function phaseText() {
     if (state.game_over) return S.game_over;
     const t = state.expected_throw;
