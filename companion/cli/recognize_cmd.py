@@ -11,7 +11,8 @@ import click
 @click.command()
 @click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list: image, ms, tiles [{tile, box, score}].")
-@click.option("--threshold", default=0.3, show_default=True, help="Detection score below which a face is ignored.")
+@click.option("--threshold", type=float, default=None,
+              help="Detection score below which a face is ignored (default: the model's calibrated one).")
 @click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None,
               help="Folder with tile_detector.onnx and tile_classifier.onnx (default: the shipped ones).")
 @click.option("--taught/--no-taught", default=True, show_default=True,

@@ -41,3 +41,9 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.2:
         img = np.clip(img.astype(np.int16) + rng.normal(0, 6, img.shape).astype(np.int16), 0, 255).astype(np.uint8)
     return img
+
+
+def rotated_copy(img: np.ndarray) -> bool:
+    """Roboflow's free-angle rotations leave black corners; such copies carry loose boxes."""
+    corners = [img[:6, :6], img[:6, -6:], img[-6:, :6], img[-6:, -6:]]
+    return sum(int(c.max() < 12) for c in corners) >= 2

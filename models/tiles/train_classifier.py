@@ -1,10 +1,16 @@
 """Train the 42-kind tile crop classifier on the real photos' train split (CPU is enough).
 
-    python models/tiles/train_classifier.py --data DATA_DIR --epochs 24 --out /tmp/tiles-cls.pt
+    python models/tiles/train_classifier.py --epochs 20 --out /tmp/tiles-cls.pt
 
 Each true box is cut out with random shift/scale/small rotation and a random quarter turn
-(players' tiles lie sideways and upside down), resized to 48x48, colour-jittered.
-The same crop geometry (box + 6 % margin, stretched to a square) is used at run time.
+(players' tiles lie sideways and upside down), resized to 48x48, colour-jittered, and
+sometimes squeezed along one axis and stretched back (the resolution a tile keeps in a
+photo that Roboflow stretched to a square, see augment.py). The same crop geometry
+(box + 6 % margin, stretched to a square) is used at run time.
+
+`--boxes FILE` (from rebox.py) replaces each label's box by the detector's box for the same
+tile where they agree: the crops are then cut as at run time, and the loose, shifted boxes
+of rotated train copies no longer teach the classifier to look past the tile.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from augment import squeeze
 from common import DEFAULT_DATA, load_train, photometric
 from nets import CLS_SIZE, TileClassifier
 
@@ -46,9 +53,14 @@ def crop_matrix(box, size: int, rng: np.random.Generator | None = None) -> np.nd
 
 
 class CropData(torch.utils.data.Dataset):
-    def __init__(self, items, seed: int, train: bool):
-        self.images = [cv2.imread(str(it.path)) for it in items]
-        self.samples = [(i, b, int(c)) for i, it in enumerate(items) for b, c in zip(it.boxes, it.classes)]
+    def __init__(self, items, seed: int, train: bool, reboxed: dict | None = None, images=None):
+        self.images = images if images is not None else [cv2.imread(str(it.path)) for it in items]
+        self.samples = []
+        for i, it in enumerate(items):
+            boxes = it.boxes
+            if reboxed is not None and it.path.name in reboxed:
+                boxes = reboxed[it.path.name]
+            self.samples += [(i, b, int(c)) for b, c in zip(boxes, it.classes)]
         self.seed, self.train, self.epoch = seed, train, 0
 
     def __len__(self):
@@ -61,7 +73,7 @@ class CropData(torch.utils.data.Dataset):
         crop = cv2.warpAffine(self.images[i], m, (CLS_SIZE, CLS_SIZE), flags=cv2.INTER_AREA if rng is None else cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)
         if rng is not None:
-            crop = photometric(crop, rng)
+            crop = photometric(squeeze(crop, rng), rng)
         return torch.from_numpy(crop.transpose(2, 0, 1).astype(np.float32) / 255.0), c
 
 
@@ -75,22 +87,42 @@ def evaluate(net, ds) -> float:
     return right / max(n, 1)
 
 
+def holdout_sets(data, seed):
+    import holdout
+
+    out = {"holdout": CropData(load_train(data, holdout=True), seed, train=False)}
+    from pathlib import Path
+
+    from companion.vision.tiles.dataset import LabelledImage
+
+    s = holdout.load(data, "holdout-stretched")
+    items = [LabelledImage(Path(f"stretched-{i}"), boxes, classes) for i, (_, boxes, classes, _) in enumerate(s)]
+    out["holdout-stretched"] = CropData(items, seed, train=False, images=[x[0] for x in s])
+    return out
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--epochs", type=int, default=24)
+    ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
+    ap.add_argument("--boxes", default=None, help="re-boxed train labels from rebox.py (.npz)")
     ap.add_argument("--out", default="tiles-cls.pt")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    ds = CropData(load_train(args.data), args.seed, train=True)
-    hold = CropData(load_train(args.data, holdout=True), args.seed, train=False)
-    print(f"{len(ds)} train crops, {len(hold)} holdout crops", flush=True)
+    reboxed = None
+    if args.boxes:
+        with np.load(args.boxes) as z:
+            reboxed = {k: z[k] for k in z.files}
+    ds = CropData(load_train(args.data), args.seed, train=True, reboxed=reboxed)
+    holds = holdout_sets(args.data, args.seed)
+    print(f"{len(ds)} train crops ({'re-boxed' if reboxed else 'label boxes'}), "
+          + ", ".join(f"{len(v)} {k} crops" for k, v in holds.items()), flush=True)
     net = TileClassifier()
     if args.init:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
@@ -109,8 +141,8 @@ def main():
             opt.step()
             sched.step()
             tot, nb = tot + loss.item(), nb + 1
-        acc = evaluate(net, hold)
-        print(f"epoch {ep + 1}/{args.epochs} loss {tot / nb:.3f} holdout acc {acc:.4f} {time.time() - t0:.0f}s", flush=True)
+        accs = " ".join(f"{k} acc {evaluate(net, v):.4f}" for k, v in holds.items())
+        print(f"epoch {ep + 1}/{args.epochs} loss {tot / nb:.3f} {accs} {time.time() - t0:.0f}s", flush=True)
         torch.save(net.state_dict(), args.out)
 
 

@@ -8,6 +8,10 @@ each times every image from file path to named boxes (decode included). The pare
 
 The peer is `mahjong-detector` (PyPI, 34 riichi kinds, YOLO in ONNX); install it with the
 `bench` extra. It has no flowers or seasons, so those count as misses for it.
+
+`--breakdown` also prints where our errors are (companion.vision.tiles.diagnose): detection
+alone vs naming alone (our classifier is also asked, untimed, to name the true boxes), by
+family, tile size and shape.
 """
 
 from __future__ import annotations
@@ -37,13 +41,21 @@ def _peak_rss_mib() -> float:
 
 
 def _ours(threads: int | None):
-    from companion.vision.tiles.recognizer import TileRecognizer
+    from companion.vision.tiles.codes import TILE_CODES
+    from companion.vision.tiles.recognizer import TileRecognizer, read_image
 
     rec = TileRecognizer(threads=threads, taught=None)
 
     def once(p):
         tiles, ms = rec.recognize_file(p)
         return [list(t.box) for t in tiles], [t.tile for t in tiles], [t.score for t in tiles], ms
+
+    def name_boxes(p, boxes):  # untimed: the classifier alone, given the true boxes
+        if not boxes:
+            return []
+        probs, _ = rec.embed(read_image(p), np.asarray(boxes, np.float32).reshape(-1, 4))
+        return [TILE_CODES[i] for i in probs.argmax(1)]
+    once.name_boxes = name_boxes
     return once
 
 
@@ -70,6 +82,10 @@ def worker(which: str, threads: str) -> None:
         if path == "END":
             print(json.dumps({"peak_rss_mib": _peak_rss_mib()}), flush=True)
             return
+        if path.startswith("{"):  # {"name_boxes": path, "boxes": [...]}: name the true boxes
+            ask = json.loads(path)
+            print(json.dumps({"codes": once.name_boxes(ask["name_boxes"], ask["boxes"])}), flush=True)
+            continue
         boxes, codes, scores, ms = once(path)
         print(json.dumps({"ms": ms, "boxes": boxes, "codes": codes, "scores": scores}), flush=True)
 
@@ -89,8 +105,10 @@ class _Child:
         return json.loads(out)
 
 
-def _measure(names: list[str], paths: list[str], threads: int) -> dict[str, dict]:
-    """Run the recognisers image by image in turn, so that both see the same machine load."""
+def _measure(names: list[str], paths: list[str], threads: int, truth=None) -> dict[str, dict]:
+    """Run the recognisers image by image in turn, so that both see the same machine load.
+
+    With `truth`, ours also names the true boxes (after all timing, so it costs no time)."""
     children = {n: _Child(n, threads) for n in names}
     for c in children.values():
         c.ask(paths[0])  # warm-up, untimed
@@ -99,6 +117,9 @@ def _measure(names: list[str], paths: list[str], threads: int) -> dict[str, dict
         for n, c in children.items():
             time.sleep(0.05)  # let the other process's idle worker threads stop spinning first
             rows[n].append(c.ask(p))
+    if truth is not None:
+        for p, t, row in zip(paths, truth, rows["ours"]):
+            row["truth_codes"] = children["ours"].ask(json.dumps({"name_boxes": p, "boxes": t.boxes.tolist()}))["codes"]
     out = {}
     for n, c in children.items():
         out[n] = {"rows": rows[n], **c.ask("END")}
@@ -132,8 +153,9 @@ def table(results: dict[str, dict], truth) -> str:
 @click.option("--limit", type=int, default=0, help="Use only the first N images (0: all).")
 @click.option("--threads", type=int, default=0, help="CPU threads for both recognisers (0: onnxruntime default).")
 @click.option("--peer/--no-peer", default=True, show_default=True, help="Also run mahjong-detector.")
+@click.option("--breakdown", is_flag=True, help="Also print where our errors are (detection vs naming, by family, size, shape).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also save all figures here.")
-def recognition(data, limit, threads, peer, json_out):
+def recognition(data, limit, threads, peer, breakdown, json_out):
     """Ours vs mahjong-detector on the same labelled photos: P, R, F1, photos fully right,
     latency p50/p90 per image and peak memory (RSS of each recogniser's own process)."""
     truth = load_split(data, size=None)
@@ -149,7 +171,7 @@ def recognition(data, limit, threads, peer, json_out):
                        "pip install 'mahjong-table-companion[bench]' (it is never a run-time dependency).")
         else:
             which.append("peer")
-    measured = _measure(which, paths, threads)
+    measured = _measure(which, paths, threads, truth if breakdown else None)
     results = {"ours (companion)": measured["ours"]}
     if "peer" in measured:
         results[f"peer ({PEER} 0.0.6)"] = measured["peer"]
@@ -158,6 +180,15 @@ def recognition(data, limit, threads, peer, json_out):
     if len(names) == 2:
         a, b = (np.median([r["ms"] for r in results[n]["rows"]]) for n in names)
         click.echo(f"median latency ratio ours/peer: {a / b:.2f}")
+    diag = None
+    if breakdown:
+        from companion.vision.tiles.diagnose import Breakdown
+
+        diag = Breakdown()
+        for r, t in zip(measured["ours"]["rows"], truth):
+            diag.add(r["boxes"], r["codes"], r["scores"], t.boxes, [TILE_CODES[c] for c in t.classes],
+                     r["truth_codes"], t.path.name)
+        click.echo("\nwhere our errors are:\n" + diag.report())
     if json_out:
         summary = {}
         for n, res in results.items():
@@ -166,4 +197,6 @@ def recognition(data, limit, threads, peer, json_out):
             summary[n] = {"precision": s.precision, "recall": s.recall, "f1": s.f1, "perfect": s.perfect,
                           "images": s.images, "p50_ms": float(np.percentile(ms, 50)),
                           "p90_ms": float(np.percentile(ms, 90)), "peak_rss_mib": res["peak_rss_mib"]}
+        if diag is not None:
+            summary["ours (companion)"]["breakdown"] = diag.summary()
         Path(json_out).write_text(json.dumps(summary, indent=1))

@@ -19,16 +19,27 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 @dataclass
 class LabelledImage:
-    """One photo's path and its true tiles: boxes (N, 4) x1y1x2y2 in pixels, classes (N,)."""
+    """One photo's path and its true tiles: boxes (N, 4) x1y1x2y2 in pixels, classes (N,).
+
+    `polygon` (N,) marks labels drawn as polygons: their box is the outline's tight min/max
+    even in rotated copies, unlike a rotated box label (see the training scripts).
+    """
 
     path: Path
     boxes: np.ndarray
     classes: np.ndarray
+    polygon: np.ndarray | None = None
 
 
 def parse_label_lines(lines: list[str], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Parse YOLO lines into pixel boxes and our class indices (polygons -> min/max box)."""
-    boxes, classes = [], []
+    boxes, classes, _ = parse_labels(lines, width, height)
+    return boxes, classes
+
+
+def parse_labels(lines: list[str], width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like parse_label_lines, plus a flag per label: True where it was a polygon."""
+    boxes, classes, polygon = [], [], []
     for line in lines:
         parts = line.split()
         if not parts:
@@ -37,14 +48,16 @@ def parse_label_lines(lines: list[str], width: int, height: int) -> tuple[np.nda
         if len(vals) == 4:
             cx, cy, w, h = vals
             x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+            polygon.append(False)
         elif len(vals) >= 6 and len(vals) % 2 == 0:
             xs, ys = vals[0::2], vals[1::2]
             x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
+            polygon.append(True)
         else:
             raise ValueError(f"bad label line: {line!r}")
         boxes.append([x1 * width, y1 * height, x2 * width, y2 * height])
         classes.append(DATASET_TO_CLASS[cls])
-    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(classes, np.int64)
+    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(classes, np.int64), np.asarray(polygon, bool)
 
 
 def load_split(folder: str | Path, size: tuple[int, int] | None = (640, 640)) -> list[LabelledImage]:
@@ -66,8 +79,8 @@ def load_split(folder: str | Path, size: tuple[int, int] | None = (640, 640)) ->
             h, w = cv2.imread(str(img), cv2.IMREAD_GRAYSCALE).shape[:2]
         else:
             w, h = size
-        boxes, classes = parse_label_lines(lines, w, h)
-        out.append(LabelledImage(img, boxes, classes))
+        boxes, classes, polygon = parse_labels(lines, w, h)
+        out.append(LabelledImage(img, boxes, classes, polygon))
     return out
 
 

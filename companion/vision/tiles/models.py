@@ -34,11 +34,12 @@ def model_dir(folder: str | os.PathLike | None = None) -> Path:
 
 
 def settings(folder: Path) -> dict:
-    """Run-time settings that belong to a model pair (threshold, box-size calibration)."""
+    """Run-time settings that belong to a model pair: detection threshold, box-size factor,
+    half-turn test-time averaging, and the containment suppression (see recognizer.nms)."""
     import json
 
     p = Path(folder) / SETTINGS_FILE
-    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False}
+    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))
     return defaults

@@ -1,10 +1,13 @@
 """The two-stage tile recogniser: find tile faces, then name each crop.
 
-Stage 1 (tile_detector.onnx): the whole frame stretched to 384x384 (as the training photos
-were stretched to a square) -> centre heat map with peaks, box size, offset.
-Stage 2 (tile_classifier.onnx): each box plus a 6 % margin stretched to 48x48 -> 42 kind
-probabilities and a 128-d embedding. A taught tile set (see `teach`) replaces the
-classifier's head by one fitted on the players' own tiles.
+Stage 1 (tile_detector.onnx): the whole frame stretched to the detector's square input
+(384x384 for the shipped model; as the training photos were stretched to a square) ->
+centre heat map with peaks, box size, offset; then twins are suppressed (NMS, and a box
+lying mostly inside a better one: half a tile found next to the whole).
+Stage 2 (tile_classifier.onnx): each box plus a 6 % margin stretched to the classifier's
+square input (48x48) -> 42 kind probabilities and a 128-d embedding. A taught tile set
+(see `teach`) replaces the classifier's head by one fitted on the players' own tiles.
+Both input sizes are read from the ONNX files, so a retrained pair may change them.
 Only numpy, OpenCV and onnxruntime run here: no PyTorch at run time.
 """
 
@@ -22,9 +25,9 @@ from companion.errors import ImageError
 from companion.vision.tiles import models
 from companion.vision.tiles.codes import TILE_CODES
 
-DET_SIZE = 384
+DET_SIZE = 384   # only if a detector's input size is dynamic; a fixed size in the file wins
 DET_STRIDE = 4
-CLS_SIZE = 48
+CLS_SIZE = 48    # likewise for the classifier
 MARGIN = 0.06
 MAX_TILES = 150
 
@@ -54,25 +57,33 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 
 
 def crop_tiles(image: np.ndarray, boxes: np.ndarray, size: int = CLS_SIZE) -> np.ndarray:
-    """Cut each box plus margin out of the image, stretched to size x size: (N, 3, s, s) float32."""
+    """Cut each box plus margin out of the image, stretched to size x size: (N, 3, s, s) float32.
+
+    A region much larger than the crop is first shrunk with area averaging, each axis on
+    its own (a tile stretched across a photo is wide but short: shrinking both axes by the
+    width's factor would leave a few pixels of its height).
+    """
     out = np.empty((len(boxes), 3, size, size), np.float32)
     h, w = image.shape[:2]
+    dst = np.float32([[0, 0], [size, 0], [size, size]])
     for i, (x1, y1, x2, y2) in enumerate(boxes):
         mx, my = (x2 - x1) * MARGIN, (y2 - y1) * MARGIN
         src = np.float32([[x1 - mx, y1 - my], [x2 + mx, y1 - my], [x2 + mx, y2 + my]])
-        dst = np.float32([[0, 0], [size, 0], [size, size]])
-        m = cv2.getAffineTransform(src, dst)
-        bw = (x2 - x1 + 2 * mx)
-        if bw > 2 * size:  # big tile in a big photo: shrink the region first so nothing aliases
+        fx = min(1.0, 2 * size / max(x2 - x1 + 2 * mx, 1e-3))
+        fy = min(1.0, 2 * size / max(y2 - y1 + 2 * my, 1e-3))
+        if fx < 1 or fy < 1:  # big region: shrink it first so that nothing aliases
             xa, ya = int(max(0, x1 - mx)), int(max(0, y1 - my))
             xb, yb = int(min(w, x2 + mx + 1)), int(min(h, y2 + my + 1))
-            f = 2 * size / bw
-            sub = cv2.resize(image[ya:yb, xa:xb], None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            src = (src - [xa, ya]) * f
-            m = cv2.getAffineTransform(np.float32(src), dst)
-            crop = cv2.warpAffine(sub, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        else:
-            crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            if xb - xa >= 2 and yb - ya >= 2:
+                sub = cv2.resize(image[ya:yb, xa:xb], (max(2, round((xb - xa) * fx)), max(2, round((yb - ya) * fy))),
+                                 interpolation=cv2.INTER_AREA)
+                src = (src - [xa, ya]) * [sub.shape[1] / (xb - xa), sub.shape[0] / (yb - ya)]
+                m = cv2.getAffineTransform(np.float32(src), dst)
+                crop = cv2.warpAffine(sub, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                out[i] = crop.transpose(2, 0, 1)
+                continue
+        m = cv2.getAffineTransform(src, dst)
+        crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         out[i] = crop.transpose(2, 0, 1)
     return out * np.float32(1 / 255.0)
 
@@ -98,8 +109,11 @@ def decode_detections(heat: np.ndarray, size: np.ndarray, offset: np.ndarray, th
     return boxes.astype(np.float32), flat[idx].astype(np.float32)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.6) -> np.ndarray:
-    """Indices kept by greedy IoU suppression (peaks already spread out; this catches twins)."""
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.6, contain: float = 1.01) -> np.ndarray:
+    """Indices kept by greedy suppression, best score first: a box goes when its IoU with a
+    kept box exceeds `iou` (twins) or when more than `contain` of its own area lies inside a
+    kept box (a half tile next to the whole one; tiles side by side barely overlap, so this
+    does not merge neighbours). `contain` > 1 switches the second test off."""
     order = np.argsort(scores)[::-1]
     keep = []
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
@@ -112,8 +126,15 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.6) -> np.ndarray:
         xx2 = np.minimum(boxes[i, 2], boxes[rest, 2])
         yy2 = np.minimum(boxes[i, 3], boxes[rest, 3])
         inter = np.clip(xx2 - xx1, 0, None) * np.clip(yy2 - yy1, 0, None)
-        order = rest[inter / (area[i] + area[rest] - inter + 1e-9) <= iou]
+        ok = (inter / (area[i] + area[rest] - inter + 1e-9) <= iou) & (inter <= contain * area[rest])
+        order = rest[ok]
     return np.asarray(keep, np.int64)
+
+
+def _square_input(session, default: int) -> int:
+    """The fixed height (= width) of a model's image input, or `default` if it is dynamic."""
+    shape = session.get_inputs()[0].shape
+    return shape[-1] if isinstance(shape[-1], int) and shape[-1] > 0 else default
 
 
 class TileRecognizer:
@@ -132,22 +153,26 @@ class TileRecognizer:
         self.threshold = cfg["threshold"] if threshold is None else threshold
         self.box_scale = tuple(cfg["box_scale"])
         self.rotate_tta = bool(cfg["rotate_tta"])
+        self.contain = float(cfg["contain"])
+        self.det_size = _square_input(self.detector, DET_SIZE)
+        self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
         # one dummy pass so onnxruntime's first-run set-up is not billed to the first image
-        self.detector.run(None, {"image": np.zeros((1, 3, DET_SIZE, DET_SIZE), np.float32)})
-        self.classifier.run(None, {"crops": np.zeros((2, 3, CLS_SIZE, CLS_SIZE), np.float32)})
+        self.detector.run(None, {"image": np.zeros((1, 3, self.det_size, self.det_size), np.float32)})
+        self.classifier.run(None, {"crops": np.zeros((2, 3, self.cls_size, self.cls_size), np.float32)})
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile-face boxes (N, 4) in image pixels and their detection scores."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
-        x = cv2.resize(image, (DET_SIZE, DET_SIZE), interpolation=cv2.INTER_AREA if max(h, w) > DET_SIZE else cv2.INTER_LINEAR)
+        n = self.det_size
+        x = cv2.resize(image, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > n else cv2.INTER_LINEAR)
         x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
         heat, size, offset = self.detector.run(None, {"image": x})
-        boxes, scores = decode_detections(heat, size, offset, self.threshold, w / DET_SIZE, h / DET_SIZE, self.box_scale)
+        boxes, scores = decode_detections(heat, size, offset, self.threshold, w / n, h / n, self.box_scale)
         if len(boxes):
-            keep = nms(boxes, scores)
+            keep = nms(boxes, scores, contain=self.contain)
             boxes, scores = boxes[keep], scores[keep]
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
@@ -157,7 +182,7 @@ class TileRecognizer:
         """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles."""
         if len(boxes) == 0:
             return np.zeros((0, len(TILE_CODES)), np.float32), np.zeros((0, 128), np.float32)
-        crops = crop_tiles(image, boxes)
+        crops = crop_tiles(image, boxes, self.cls_size)
         n = len(crops)
         if self.rotate_tta:  # tiles lie either way up: average with the half-turned crop, in one batch
             crops = np.concatenate([crops, crops[:, :, ::-1, ::-1]])

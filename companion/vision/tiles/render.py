@@ -12,6 +12,11 @@ Art sources:
   or npm, so they are drawn procedurally here: a distinct motif per tile (plum, orchid,
   chrysanthemum, bamboo; spring sprout, summer sun, autumn leaf, winter snowflake) plus the
   corner index number, red for flowers and blue for seasons.
+* "abstract": every kind drawn procedurally in a style that changes with `rng` (rings for
+  circles, sticks for bamboo, Latin glyphs for characters and honours, a frame or nothing
+  for the white dragon). No real set looks like this; it exists so that the tile-face
+  detector can learn "any tile face" from synthetic scenes without ever seeing the riichi
+  art, which stays the unseen design for measuring "teach your set".
 """
 
 from __future__ import annotations
@@ -32,9 +37,9 @@ def available_art() -> list[str]:
     """Art sets that can be rendered here ("riichi" only when its package is installed)."""
     try:
         _riichi_svg("1m")
-        return ["riichi", "procedural"]
+        return ["riichi", "procedural", "abstract"]
     except CompanionError:
-        return ["procedural"]
+        return ["procedural", "abstract"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -123,6 +128,53 @@ def _procedural_bonus(code: str, w: int, h: int) -> np.ndarray:
     return img
 
 
+_INKS = ((40, 40, 190), (40, 120, 40), (150, 60, 20), (30, 30, 30), (20, 110, 200), (120, 40, 120))
+
+
+def _abstract_design(code: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A procedural design for any tile kind, as w x h BGRA (the style follows rng)."""
+    if code.endswith("f"):
+        return _procedural_bonus(code, w, h)
+    img = np.zeros((h, w, 4), np.uint8)
+    n, suit = int(code[0]), code[1]
+    inks = [(*_INKS[i], 255) for i in rng.permutation(len(_INKS))[:3]]
+    s = min(w, h)
+    if suit in "ps":  # n rings (circles) or n sticks (bamboo) on a grid
+        cols = 1 if n == 1 else 2 if n in (2, 4) else 3
+        rows = math.ceil(n / cols)
+        cw, ch = w * 0.84 / cols, h * 0.84 / rows
+        for i in range(n):
+            x = int(w * 0.08 + (i % cols + 0.5) * cw)
+            y = int(h * 0.08 + (i // cols + 0.5) * ch)
+            ink = inks[i % 2 if rng.random() < 0.7 else 2]
+            if suit == "p":
+                r = max(2, int(min(cw, ch) * 0.42))
+                cv2.circle(img, (x, y), r, ink, max(1, r // 3), cv2.LINE_AA)
+                cv2.circle(img, (x, y), max(1, r // 3), ink, -1, cv2.LINE_AA)
+            else:
+                cv2.line(img, (x, int(y - ch * 0.38)), (x, int(y + ch * 0.38)), ink, max(2, int(cw * 0.25)), cv2.LINE_AA)
+    elif code == "5z":  # white dragon: a frame, or a blank face
+        if rng.random() < 0.6:
+            m = int(s * 0.15)
+            cv2.rectangle(img, (m, m), (w - m, h - m), inks[0], max(1, s // 14))
+    else:  # characters and honours: one to three glyphs, an upper small and a lower big one
+        font = int(rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+                               cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX]))
+        glyphs = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
+        top = glyphs[(n * 7 + "mz".index(suit) * 3) % len(glyphs)] if suit in "mz" else "X"
+        parts = [(top, 0.38, inks[1 if suit == "z" else 3 % len(inks)])]
+        if suit == "m" or rng.random() < 0.3:
+            parts.append((glyphs[int(rng.integers(len(glyphs)))], 0.78, inks[0]))
+        for i, (text, yf, ink) in enumerate(parts):
+            scale = s / 34 * (0.9 if i == 0 and len(parts) > 1 else 1.3)
+            (tw, th), _ = cv2.getTextSize(text, font, scale, max(1, int(scale * 2)))
+            org = (int((w - tw) / 2), int(h * yf + th / 2) if len(parts) > 1 else int((h + th) / 2))
+            cv2.putText(img, text, org, font, scale, ink, max(1, int(scale * 2)), cv2.LINE_AA)
+    if rng.random() < 0.4:  # a small corner index as many Chinese sets print
+        cv2.putText(img, str(n), (int(w * 0.06), int(h * 0.18)), cv2.FONT_HERSHEY_SIMPLEX, s / 110, inks[2], 1, cv2.LINE_AA)
+    return img
+
+
 def render_tile_face(code: str, size: tuple[int, int] = DEFAULT_SIZE, rng: np.random.Generator | None = None,
                      art: str = "riichi") -> np.ndarray:
     """The face of tile `code` as an h x w x 3 BGR uint8 image (ivory face, design on top).
@@ -139,7 +191,9 @@ def render_tile_face(code: str, size: tuple[int, int] = DEFAULT_SIZE, rng: np.ra
     face[:] = np.clip(tint, 180, 255)
     scale = rng.uniform(0.82, 0.94)
     dw, dh = max(4, int(w * scale)), max(4, int(h * scale))
-    if code.endswith("f") or art == "procedural":
+    if art == "abstract":
+        design = _abstract_design(code, dw, dh, rng)
+    elif code.endswith("f") or art == "procedural":
         if not code.endswith("f"):
             raise CompanionError(f"procedural art covers flowers and seasons only, not {code}")
         design = _procedural_bonus(code, dw, dh)

@@ -152,9 +152,9 @@ def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYO
     return out
 
 
-def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
-    """n jittered copies of the box region (shift, scale, quarter turns, light, blur), full size."""
-    from companion.vision.tiles.recognizer import CLS_SIZE, MARGIN
+def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int, size: int = 48) -> list[np.ndarray]:
+    """n jittered copies of the box region (shift, scale, quarter turns, light, blur), size square."""
+    from companion.vision.tiles.recognizer import MARGIN
 
     x1, y1, x2, y2 = box
     cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) * (1 + 2 * MARGIN), (y2 - y1) * (1 + 2 * MARGIN)
@@ -165,10 +165,10 @@ def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int)
         ww, hh = w * sw, h * sh
         src = np.float32([[cx + jx * w - ww / 2, cy + jy * h - hh / 2], [cx + jx * w + ww / 2, cy + jy * h - hh / 2],
                           [cx + jx * w + ww / 2, cy + jy * h + hh / 2]])
-        m = cv2.getAffineTransform(src, np.float32([[0, 0], [CLS_SIZE, 0], [CLS_SIZE, CLS_SIZE]]))
-        r = cv2.getRotationMatrix2D((CLS_SIZE / 2, CLS_SIZE / 2), 90 * (i % 4) + (rng.uniform(-8, 8) if i >= 4 else 0), 1.0)
+        m = cv2.getAffineTransform(src, np.float32([[0, 0], [size, 0], [size, size]]))
+        r = cv2.getRotationMatrix2D((size / 2, size / 2), 90 * (i % 4) + (rng.uniform(-8, 8) if i >= 4 else 0), 1.0)
         m = np.hstack([r[:, :2] @ m[:, :2], r[:, :2] @ m[:, 2:] + r[:, 2:]])
-        crop = cv2.warpAffine(image, m, (CLS_SIZE, CLS_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if i >= 4:
             crop = np.clip(crop.astype(np.float32) * rng.uniform(0.7, 1.25) + rng.uniform(-20, 20), 0, 255).astype(np.uint8)
             if rng.random() < 0.4:
@@ -226,7 +226,7 @@ def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_T
     for img, boxes, names in labelled:
         for box, code in zip(boxes, names):
             seen.add(code)
-            crops += _views(img, np.asarray(box, np.float32), rng, views)
+            crops += _views(img, np.asarray(box, np.float32), rng, views, recognizer.cls_size)
             labels += [TILE_CODES.index(code)] * views
     if not crops:
         raise TeachError("no tiles to learn from")
