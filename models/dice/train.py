@@ -417,13 +417,16 @@ def freeze_norms(net: torch.nn.Module) -> None:
             m.eval()
 
 
-def start_from(net: torch.nn.Module, init: Path) -> bool:
-    """Load --init (.pt or .onnx); True when the BatchNorms must stay frozen."""
+def start_from(net: torch.nn.Module, init: Path) -> None:
+    """Load --init: a .pt written by `export`, or a shipped .onnx (`load_onnx`)."""
     if init.suffix == ".onnx":
         load_onnx(net, init)
-        return True
-    net.load_state_dict(torch.load(init))
-    return False
+    else:
+        net.load_state_dict(torch.load(init))
+        norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+        if all(float(m.running_mean.abs().max()) == 0 and torch.allclose(m.running_var, 1 - torch.tensor(m.eps))
+               for m in norms):  # saved by a run that started from an .onnx: its norms stay frozen
+            freeze_norms(net)
 
 
 def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: bool) -> None:
