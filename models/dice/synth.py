@@ -5,7 +5,10 @@ Two kinds, each a list of (image BGR uint8, dice [{face, cocked, box}]):
 * `table_views`: rendered table scenes (`companion.vision.render`), calibrated from their markers
   and warped to the top-down view of the square inside the walls, exactly as `scene.analyse`
   does; more dice than a game has (0–7, some cocked against a wall or another die, some touching),
-  with the scene's discards, walls and hands around them as things that are not dice.
+  with the scene's discards, walls and hands around them as things that are not dice. Discards
+  are drawn in both looks the camera simulator has (the `render` extra's tile art and the
+  procedural stand-in of a plain install), and their boxes are kept as "tiles" so training can
+  show the face model die-sized crops of face-up tiles as "not a die".
 * `tray_photos`: a phone held 25–60 cm above a tray: light boxes, cardboard, dark trays, wood,
   felt, with a tray rim in some; 1–25 dice of any colour and material, some in clusters, soft
   shadows, uneven light, blur, noise and JPEG. Dice 16–70 px wide in a 640×640 picture, like the
@@ -14,6 +17,7 @@ Two kinds, each a list of (image BGR uint8, dice [{face, cocked, box}]):
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import cv2
@@ -21,6 +25,7 @@ import numpy as np
 
 from companion.vision.calibrate import from_markers
 from companion.vision.geometry import TableLayout
+from companion.vision.render import tiles as tile_look
 from companion.vision.render.dice import DieLook, die_cuboid, die_faces, paint_die
 from companion.vision.render.draw import Cuboid, make_view, render
 from companion.vision.render.scene import Camera, Die
@@ -66,6 +71,17 @@ def _scatter_dice(rng: np.random.Generator, layout: TableLayout, taken: list[tup
     return dice
 
 
+@contextlib.contextmanager
+def _stand_in_tiles():
+    """Draw face-up tiles with the renderer's procedural stand-in (a plain install's look)."""
+    art = tile_look._tile_art
+    tile_look._tile_art = lambda: None
+    try:
+        yield
+    finally:
+        tile_look._tile_art = art
+
+
 def table_view(seed: int, level: str | None = None):
     """One rendered table, as the top-down view of the square the dice reader gets, and its dice."""
     rng = np.random.default_rng([seed, 7])
@@ -74,7 +90,9 @@ def table_view(seed: int, level: str | None = None):
     layout = TableLayout(sc.table_size, sc.stacks)
     taken = [(d.x, d.y, 3.0) for d in sc.discards]
     sc.dice = _scatter_dice(rng, layout, taken, int(rng.integers(0, 8)))
-    image, truth = render(sc)
+    stand_in = tile_look._tile_art() is None or rng.random() < 0.5  # both looks of the discards
+    with _stand_in_tiles() if stand_in else contextlib.nullcontext():
+        image, truth = render(sc)
     cal = from_markers(image)
     if cal is None or not cal.calibrated:
         return None
@@ -89,7 +107,16 @@ def table_view(seed: int, level: str | None = None):
     for d in truth["dice"]:
         pts = cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2)
         dice.append({"face": d["face"], "cocked": d["cocked"], "box": _box(pts)})
-    return view, dice, {"die_px": 1.8 * 1.03 * k, "level": level}
+    tiles = []
+    for t in truth["tiles"]:  # face-up tiles (discards): not dice
+        x1, y1, x2, y2 = t["box"]
+        pts = cv2.perspectiveTransform(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]).reshape(-1, 1, 2),
+                                       M).reshape(-1, 2)
+        box = _box(pts)
+        if box[2] > 0 and box[3] > 0 and box[0] < n_px and box[1] < n_px:
+            tiles.append([round(v, 1) for v in box])
+    return view, dice, {"die_px": 1.8 * 1.03 * k, "level": level, "tiles": tiles,
+                        "look": "stand-in" if stand_in else "art"}
 
 
 # --- tray photos ---------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 sys.path.insert(0, str(Path(__file__).parent))
 from nets import Detector, FaceNet  # noqa: E402
@@ -36,6 +37,9 @@ from companion.vision import dice as reader  # noqa: E402
 
 HERE = Path(__file__).parent
 PATCH = 160  # detector training crops
+#: share of the face model's samples cut from face-up tiles (discards) in the table views: a
+#: bamboo or circles tile is the one thing on the table with die-sized dark marks on ivory
+TILE_SHARE = 0.1
 
 
 # --- the pictures --------------------------------------------------------------------------------
@@ -46,6 +50,8 @@ class Pool:
 
     def __init__(self, real: Path | None, part: str, build: Path) -> None:
         self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
+        #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
+        self.tiles: list[tuple[int, list[float]]] = []
         if real is not None:
             for path, dice in photos(real, part):
                 self.items["real"].append((cv2.imread(str(path)), dice, None))
@@ -56,6 +62,8 @@ class Pool:
             for name, lab in json.loads(labels_path.read_text()).items():
                 img = cv2.imread(str(build / kind / name))
                 if img is not None:
+                    if kind == "table":
+                        self.tiles += [(len(self.items[kind]), box) for box in lab.get("tiles", [])]
                     self.items[kind].append((img, lab["dice"], lab.get("die_px") if kind == "table" else None))
         for k, v in self.items.items():
             print(f"{k}: {len(v)} pictures, {sum(len(i[1]) for i in v)} dice", file=sys.stderr)
@@ -67,6 +75,7 @@ class Pool:
                         all(reader._iou(box, d["box"]) < 0.15 for d in self.items[kind][index][1]):
                     self.hard[kind].append((index, box))
             print("hard negatives: " + ", ".join(f"{k} {len(v)}" for k, v in self.hard.items()), file=sys.stderr)
+        print(f"face-up tiles: {len(self.tiles)}", file=sys.stderr)
 
     def pick(self, rng: np.random.Generator, weights: dict[str, float]):
         kinds = [k for k in weights if self.items[k]]
@@ -200,7 +209,7 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
     torch.manual_seed(seed)
     net = Detector()
     if init is not None:
-        net.load_state_dict(torch.load(init))
+        start_from(net, init)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     data = torch.utils.data.DataLoader(Batches(pool, detector_sample, 16, seed), batch_size=None,
@@ -235,10 +244,24 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     kind, (img, dice, _) = pool.pick(rng, {"real": 0.4, "tray": 0.25, "table": 0.35})
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
-    if pool.hard[kind] and rng.random() < 0.12:
+    r = rng.random()
+    if pool.hard[kind] and r < 0.12:
         index, box = pool.hard[kind][int(rng.integers(len(pool.hard[kind])))]
         img = pool.items[kind][index][0]
         label, cocked = 0, -1.0
+    elif pool.tiles and r < 0.12 + TILE_SHARE:  # part of a face-up tile, die-sized or as big as a cocked die
+        index, (x1, y1, x2, y2) = pool.tiles[int(rng.integers(len(pool.tiles)))]
+        img, dice, die_px = pool.items["table"][index]
+        tw, th = x2 - x1, y2 - y1
+        s = die_px * rng.uniform(0.8, 2.6)
+        cx, cy = (x1 + x2) / 2 + rng.uniform(-0.3, 0.3) * tw, (y1 + y2) / 2 + rng.uniform(-0.3, 0.3) * th
+        box = [cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2]
+        if any(reader._iou(box, d["box"]) >= 0.15 for d in dice):  # a die lies there: read it instead
+            box = dice[int(np.argmax([reader._iou(box, d["box"]) for d in dice]))]["box"]
+            d = next(d for d in dice if d["box"] == box)
+            label, cocked = d["face"], float(d["cocked"])
+        else:
+            label, cocked = 0, -1.0
     elif len(boxes) and rng.random() < 0.82:
         i = int(rng.integers(len(boxes)))
         cocked_ones = [j for j, d in enumerate(dice) if d["cocked"]]
@@ -289,7 +312,7 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
     torch.manual_seed(seed)
     net = FaceNet()
     if init is not None:
-        net.load_state_dict(torch.load(init))
+        start_from(net, init)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     data = torch.utils.data.DataLoader(Batches(pool, face_sample, 96, seed), batch_size=None,
@@ -319,11 +342,16 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
     export(net, out / reader.FACE_FILE, "crop", (1, 3, reader.CROP, reader.CROP), dynamic=True)
 
 
-def mine(pool: Pool, models: Path, out: Path) -> None:
-    """Run the detector over every training picture; keep what it finds that is not a die."""
+def mine(pool: Pool, models: Path, out: Path, kinds: list[str]) -> None:
+    """Run the detector over the training pictures of `kinds`; keep what it finds that is not a die.
+
+    Hard negatives already mined for the other kinds are kept."""
     det = reader.DiceReader(models)
-    hard = []
+    old = json.loads((out / "hard.json").read_text()) if (out / "hard.json").exists() else []
+    hard = [h for h in old if h[0] not in kinds]
     for kind, items in pool.items.items():
+        if kind not in kinds:
+            continue
         for index, (img, dice, die_px) in enumerate(items):
             scale = reader.DET_DIE_PX / die_px if die_px else reader.PHOTO_LONG_SIDE / max(img.shape[:2])
             for s, b in det.detect(img, scale):
@@ -331,6 +359,74 @@ def mine(pool: Pool, models: Path, out: Path) -> None:
                     hard.append((kind, index, [round(v, 1) for v in b]))
         print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
     (out / "hard.json").write_text(json.dumps(hard))
+
+
+def load_onnx(net: torch.nn.Module, path: Path) -> None:
+    """Start from a shipped .onnx (when its .pt is gone): its weights into `net`, BatchNorm frozen.
+
+    The export folded each BatchNorm into the convolution before it, so every BatchNorm becomes
+    the identity (mean 0, variance 1 − eps) carrying the folded bias, and stays in eval mode while
+    training (`freeze_norms`): batch statistics would undo the fold.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    order: list[nn.Conv2d] = []  # torch's convolutions in the order they run = the graph's order
+    hooks = [m.register_forward_hook(lambda m, i, o: order.append(m)) for m in net.modules()
+             if isinstance(m, nn.Conv2d)]
+    net.eval()
+    with torch.no_grad():
+        net(torch.zeros(1, 3, reader.CROP, reader.CROP))  # the face model's size; the detector takes any
+    for h in hooks:
+        h.remove()
+    if len(order) != len(convs):
+        raise SystemExit(f"{path}: {len(convs)} convolutions, the network has {len(order)}")
+    following = {}  # each convolution's BatchNorm
+    mods = list(net.modules())
+    for i, m in enumerate(mods):
+        if isinstance(m, nn.Conv2d) and i + 1 < len(mods) and isinstance(mods[i + 1], nn.BatchNorm2d):
+            following[m] = mods[i + 1]
+    with torch.no_grad():
+        for conv, node in zip(order, convs):
+            w = torch.from_numpy(init[node.input[1]].copy())
+            b = torch.from_numpy(init[node.input[2]].copy()) if len(node.input) > 2 else torch.zeros(w.shape[0])
+            if w.shape != conv.weight.shape:
+                raise SystemExit(f"{path}: weight {tuple(w.shape)} does not fit {tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn = following.get(conv)
+            if bn is not None:
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(b)
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            else:
+                conv.bias.copy_(b)
+        for name, p in net.named_parameters():
+            if name in init:
+                p.copy_(torch.from_numpy(init[name].copy()))
+    net.train()
+    freeze_norms(net)
+
+
+def freeze_norms(net: torch.nn.Module) -> None:
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
+def start_from(net: torch.nn.Module, init: Path) -> None:
+    """Load --init: a .pt written by `export`, or a shipped .onnx (`load_onnx`)."""
+    if init.suffix == ".onnx":
+        load_onnx(net, init)
+    else:
+        net.load_state_dict(torch.load(init))
+        norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+        if all(float(m.running_mean.abs().max()) == 0 and torch.allclose(m.running_var, 1 - torch.tensor(m.eps))
+               for m in norms):  # saved by a run that started from an .onnx: its norms stay frozen
+            freeze_norms(net)
 
 
 def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: bool) -> None:
@@ -353,13 +449,15 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--init", type=Path, help="go on from these weights (a .pt written next to the .onnx)")
+    ap.add_argument("--init", type=Path, help="go on from these weights: a .pt written next to the .onnx, "
+                    "or the .onnx itself (BatchNorm then stays frozen)")
+    ap.add_argument("--kinds", default="real,tray,table", help="mine: the kinds of pictures to mine")
     ap.add_argument("--lr", type=float, default=3e-3)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
-        mine(pool, args.out, args.build)
+        mine(pool, args.out, args.build, args.kinds.split(","))
     elif args.model == "detector":
         train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
     else:

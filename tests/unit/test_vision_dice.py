@@ -111,6 +111,48 @@ def test_a_cocked_die_is_flagged():
     assert [d["cocked"] for d in sorted(got, key=lambda d: d["box"][0])] == [False, True]
 
 
+DISCARDS = ["2s", "4s", "6s", "8s", "9s", "3p", "5p", "8p", "9p", "7m", "1z", "5z", "7z", "2f"]
+
+
+def _discards_scene(seed: int, dice=()):
+    """A table with rows of face-up tiles in the square (bamboos and circles among them)."""
+    from companion.vision.render.scene import Discard
+
+    sc = _scene_with_dice(seed, dice)
+    cx, cy = sc.table_size[0] / 2, sc.table_size[1] / 2
+    sc.discards = [Discard(code, cx - 16 + 4.2 * (i % 7) + seed % 3, cy - 14 + 6.0 * (i // 7),
+                           angle=90.0 * ((i + seed) % 4) + 3.0 * (i % 3))
+                   for i, code in enumerate(DISCARDS)]
+    return sc
+
+
+@pytest.fixture(params=["installed", "stand-in"])
+def tile_look(request, monkeypatch):
+    """Discards in the look this install draws, and in the plain install's procedural stand-in."""
+    from companion.vision.render import tiles
+
+    if request.param == "stand-in":
+        monkeypatch.setattr(tiles, "_tile_art", lambda: None)
+    return request.param
+
+
+def test_face_up_tiles_are_not_dice(tile_look):
+    """Discarded tiles lie in the square where the dice land: their pips and bamboos are no dice.
+
+    42 face-up tiles in three scenes; at most one may still be taken for a (cocked) die (the
+    models before the discards fine-tune took five of them in the riichi art for cocked sixes).
+    """
+    spurious = [d for seed in (1, 2, 3) for d in _read(_discards_scene(seed))]
+    assert len(spurious) <= 1, spurious
+
+
+def test_dice_among_discards_are_read(tile_look):
+    """R18: dice thrown among the discards are still found, and only they are."""
+    got = _read(_discards_scene(4, [(3, False), (6, False)]))
+    assert sorted(d["face"] for d in got) == [3, 6]
+    assert not any(d["cocked"] for d in got)
+
+
 def test_an_empty_tray_has_no_dice(reader):
     tray = np.full((480, 640, 3), (205, 210, 215), np.uint8)
     tray += np.random.default_rng(0).integers(0, 6, tray.shape, dtype=np.uint8)
