@@ -117,6 +117,7 @@ class DiceBox:
 
     # --- receiving ---------------------------------------------------------------------------
     def _receive(self, data):
+        # '$' always begins a frame: noise before it (however long) never costs the frame after it
         if not data:
             return
         buf = self._rx + data
@@ -125,15 +126,24 @@ class DiceBox:
             if nl < 0:
                 break
             line, buf = buf[:nl + 1], buf[nl + 1:]
+            start = line.rfind(b"$")
             if self._rx_overflow:
-                self._rx_overflow = False  # the rest of an over-long line: drop it
-            elif len(line) > MAX_LINE:
+                self._rx_overflow = False
+                if start < 0:
+                    continue  # the rest of an over-long line: drop it
+            if len(line) - max(start, 0) > MAX_LINE:
                 self.send("ERR", "too_long", "line over %d bytes" % MAX_LINE)
             else:
                 self._handle(line)
         if len(buf) > MAX_LINE:
-            buf, self._rx_overflow = b"", True
-            self.send("ERR", "too_long", "line over %d bytes" % MAX_LINE)
+            start = buf.rfind(b"$")
+            if start > 0 and len(buf) - start <= MAX_LINE:  # noise, then a frame still arriving
+                self.send("ERR", "bad_frame", "noise before the frame")
+                buf = buf[start:]
+            else:
+                if not self._rx_overflow:
+                    self.send("ERR", "too_long", "line over %d bytes" % MAX_LINE)
+                buf, self._rx_overflow = b"", True
         self._rx = buf
 
     def _handle(self, line):

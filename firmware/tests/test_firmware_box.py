@@ -114,17 +114,30 @@ def test_host_commands_ping_and_hello_are_answered_and_garbage_gets_an_error():
     assert lines[2][1] == "bad_frame" and lines[3][1:] == ["unknown_type", "FOO"]
 
 
-def test_an_over_long_line_from_the_host_is_dropped_whole():
+def test_an_over_long_frame_from_the_host_is_dropped_whole():
     b = Bench()
     b.roll()
     b.lines()
     ack = encode("ACK", b.box.boot_id, 1)
-    b.hal.feed(b"X" * 300 + ack)  # the ACK is glued to the long line: it is part of it
+    b.hal.feed(b"$ACK," + b"X" * 300 + b"*00\r\n")
     b.run(2)
-    assert [f[:2] for f in b.lines()] == [["ERR", "too_long"]]
+    assert [f[:2] for f in b.lines()] == [["ERR", "too_long"]]  # said once, however long
+    assert [e[1] for e in b.box.outbox] == [1]
     b.hal.feed(ack)
     b.run(2)
     assert b.box.outbox == []
+
+
+@pytest.mark.parametrize("noise", [109, 300])
+def test_noise_before_a_frame_never_costs_the_frame(noise):
+    """'$' always begins a frame: an ACK glued to a long run of line noise still counts."""
+    b = Bench()
+    b.roll()
+    b.lines()
+    b.hal.feed(b"X" * noise + encode("ACK", b.box.boot_id, 1))
+    b.run(2)
+    assert b.box.outbox == []
+    assert all(f[0] == "ERR" for f in b.lines())
 
 
 def test_a_press_during_the_animation_does_not_start_a_second_roll():

@@ -103,6 +103,22 @@ def test_a_frame_glued_to_noise_is_cut_out_and_the_noise_reported():
     assert parse(out[1]) == Roll("ab", 1, (2, 3))
 
 
+@pytest.mark.parametrize("chunks", [[b"x" * 120], [b"x" * 300], [b"x" * 90, b"y" * 90]])
+def test_a_frame_after_long_noise_still_gets_through(chunks):
+    """`$` always begins a frame: line noise, however long, never costs the frame after it."""
+    s = LineSplitter()
+    out = [o for c in chunks for o in s.feed(c)] + s.feed(frame("ROLL", "ab", 7, 2, 3))
+    assert [o.code for o in out if isinstance(o, ProtocolError)] in (["bad_framing"], ["too_long"])
+    assert [parse(o) for o in out if isinstance(o, bytes)] == [Roll("ab", 7, (2, 3))]
+
+
+def test_an_over_long_frame_is_dropped_whole():
+    s = LineSplitter()
+    out = s.feed(b"$ROLL," + b"9" * 200) + s.feed(b"*00\r\n" + frame("PONG"))
+    assert [o.code for o in out if isinstance(o, ProtocolError)] == ["too_long"]
+    assert [o for o in out if isinstance(o, bytes)] == [frame("PONG")]
+
+
 def test_blank_lines_are_ignored():
     assert LineSplitter().feed(b"\r\n\n  \r\n") == []
 

@@ -241,9 +241,9 @@ def parse(line: bytes) -> Message:
 
 
 class LineSplitter:
-    """Cuts a byte stream into lines. A line longer than MAX_LINE is dropped whole (reported
-    once as too long), and noise before a `$` on the same line is cut off and reported, so
-    a frame glued to garbage (e.g. after a reconnect mid-line) still gets through."""
+    """Cuts a byte stream into lines. `$` always begins a frame: noise before it is cut off and
+    reported, so a frame glued to garbage (e.g. after a reconnect mid-line) still gets through,
+    however long the garbage was. A frame longer than MAX_LINE is dropped whole (reported once)."""
 
     def __init__(self) -> None:
         self._buf = bytearray()
@@ -260,22 +260,34 @@ class LineSplitter:
             del self._buf[:nl + 1]
             if self._overflow:
                 self._overflow = False
-                continue
-            if len(line) > MAX_LINE:
-                out.append(ProtocolError("too_long", f"line of {len(line)} bytes", line[:MAX_LINE]))
-                continue
+                start = line.rfind(b"$")
+                if start < 0:
+                    continue  # the rest of an over-long line
+                line = line[start:]  # a new frame began inside it
             out.extend(self._resync(line))
         if len(self._buf) > MAX_LINE:
-            out.append(ProtocolError("too_long", f"line of over {MAX_LINE} bytes", bytes(self._buf[:MAX_LINE])))
-            self._buf.clear()
-            self._overflow = True
+            start = self._buf.rfind(b"$")
+            if start > 0 and len(self._buf) - start <= MAX_LINE:  # noise, then a frame still arriving
+                out.append(ProtocolError("bad_framing", "noise before the frame", bytes(self._buf[:start])))
+                del self._buf[:start]
+            else:
+                if not self._overflow:
+                    out.append(ProtocolError("too_long", f"line of over {MAX_LINE} bytes", bytes(self._buf[:MAX_LINE])))
+                self._buf.clear()
+                self._overflow = True
         return out
 
     @staticmethod
     def _resync(line: bytes) -> list[bytes | ProtocolError]:
         if line.strip() == b"":
             return []  # blank lines are harmless
+        out: list[bytes | ProtocolError] = []
         start = line.rfind(b"$")
-        if start <= 0:
-            return [line]
-        return [ProtocolError("bad_framing", "noise before the frame", line[:start]), line[start:]]
+        if start > 0:
+            out.append(ProtocolError("bad_framing", "noise before the frame", line[:start]))
+            line = line[start:]
+        if len(line) > MAX_LINE:
+            out.append(ProtocolError("too_long", f"line of {len(line)} bytes", line[:MAX_LINE]))
+        else:
+            out.append(line)
+        return out
