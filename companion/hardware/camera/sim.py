@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -92,12 +93,7 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
         at = sq.index(broken_at.seat, broken_at.stack)
     ws = wall_state(variant, at)
     sides = seat_sides(state.dealer, vision_settings.first_east_side, variant.seating.direction)
-    walls = {side: [0] * sq.n for side in SIDES}
-    offsets = {side: [0.0] * sq.n for side in SIDES}
-    for i in range(sq.size):
-        s = sq.stack_at(i)
-        walls[sides[s.seat]][s.stack - 1] = ws.heights[i]
-        offsets[sides[s.seat]][s.stack - 1] = ws.offsets[i]
+    walls, offsets = ws.by_side(sq, sides)
     table = tuple(vision_settings.table_size_cm)
     layout = TableLayout(table, sq.n)
     cx, cy = layout.centre

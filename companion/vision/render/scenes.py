@@ -46,6 +46,16 @@ class WallState:
     live_left: int | None
     loose: list[int]
 
+    def by_side(self, sq: Square, sides: dict[str, str]) -> tuple[dict[str, list[int]], dict[str, list[float]]]:
+        """Heights and push offsets per table side (`sides`: seat -> side), indexed by stack - 1."""
+        walls = {side: [0] * sq.n for side in SIDES}
+        offsets = {side: [0.0] * sq.n for side in SIDES}
+        for i in range(sq.size):
+            s = sq.stack_at(i)
+            walls[sides[s.seat]][s.stack - 1] = self.heights[i]
+            offsets[sides[s.seat]][s.stack - 1] = self.offsets[i]
+        return walls, offsets
+
 
 def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool = True,
                split_cm: float = 0.6) -> WallState:
@@ -167,12 +177,7 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
     ws = wall_state(variant, at, drawn, split_cm=float(rng.uniform(0.5, 1.0)))
 
     sides = seat_sides(dealer, first_east_side, variant.seating.direction)
-    walls = {side: [0] * sq.n for side in SIDES}
-    offsets = {side: [0.0] * sq.n for side in SIDES}
-    for i in range(sq.size):
-        s = sq.stack_at(i)
-        walls[sides[s.seat]][s.stack - 1] = ws.heights[i]
-        offsets[sides[s.seat]][s.stack - 1] = ws.offsets[i]
+    walls, offsets = ws.by_side(sq, sides)
     jitter = 0.3 if level == "easy" else 0.6
     wall_shift = {side: (float(rng.uniform(-jitter, jitter)), float(rng.uniform(-jitter, jitter))) for side in SIDES}
 
