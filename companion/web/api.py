@@ -17,6 +17,7 @@ from flask_babel import gettext as _
 
 from companion.errors import CompanionError, GameRuleError
 from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
+from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
 from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, SeatBody, UndoBody, idempotency_key,
@@ -133,8 +134,13 @@ def post_dice():
     """Dice typed on a phone (R17, R19); cocked dice (R18) have face 0 and are listed in `cocked`."""
     require_write()
     body = read_json(DiceBody)
+    table = services().table
+    if not body.cocked:
+        echo = camera_echo(table, body.faces)
+        if echo is not None:  # the camera has just read these very dice: the same throw, not the next
+            return written(echo, 200)
     event = DiceThrown(faces=body.faces, cocked=body.cocked, source="phone")
-    return written(services().table.record(event, key=idempotency_key()))
+    return written(table.record(event, key=idempotency_key()))
 
 
 @api.post("/api/dice/roll")

@@ -216,6 +216,38 @@ def test_dice_from_a_phone_break_the_wall_and_unassigned_rolls_can_be_discarded(
     assert r.status_code == 201 and r.json["state"]["unassigned_rolls"] == []
 
 
+def test_a_throw_typed_after_the_camera_read_the_same_dice_is_not_counted_twice(tmp_path):
+    """One physical throw, seen by the camera and typed on a phone, is one throw (R17)."""
+    from companion.game.events import DiceThrown
+
+    application, services = make_app(tmp_path)
+    services.table.record(DiceThrown(faces=[5, 3], source="camera"))
+    phone = Phone(application)
+    phone.join()
+    same = phone.post("/api/dice", {"faces": [3, 5]})
+    assert same.status_code == 200 and same.json["record"]["source"] == "camera"
+    assert [t["faces"] for t in same.json["state"]["throws"]] == [[5, 3]]
+    other = phone.post("/api/dice", {"faces": [6, 6]})  # other dice: the breaker's throw
+    assert other.status_code == 201
+    assert [t["source"] for t in other.json["state"]["throws"]] == ["camera", "phone"]
+
+
+def test_a_camera_throw_long_ago_does_not_swallow_a_new_throw_with_the_same_faces(tmp_path):
+    from datetime import timedelta
+
+    from companion.game.events import DiceThrown
+    from companion.hardware.dice.rolls import ECHO_SECONDS, camera_echo
+
+    _, services = make_app(tmp_path)
+    table = services.table
+    record = table.record(DiceThrown(faces=[2, 4], source="camera"))
+    assert camera_echo(table, [4, 2]) == record
+    assert camera_echo(table, [4, 2], now=record.at + timedelta(seconds=ECHO_SECONDS + 1)) is None
+    assert camera_echo(table, [4, 3]) is None
+    table.record(DiceThrown(faces=[4, 2], source="phone"))
+    assert camera_echo(table, [4, 2]) is None  # the latest throw is the phone's
+
+
 def test_an_unassigned_roll_counts_as_the_next_throw_once_one_is_due(app):
     phone = Phone(app)
     phone.join()

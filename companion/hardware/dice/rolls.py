@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Literal, Sequence
 
 from companion.errors import DiceError, GameRuleError
@@ -18,6 +19,9 @@ from companion.game.events import DiceSource, DiceThrown, Recorded
 from companion.table import Table
 
 log = logging.getLogger(__name__)
+
+#: a throw typed on a phone this soon after the camera read the very same dice is that throw
+ECHO_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -64,3 +68,23 @@ def record_roll(
         table.hub.warn("rethrow", f"Die {die + 1} landed cocked: throw it again", die=die, source=source,
                        event=record.id)
     return RollOutcome("recorded", record)
+
+
+def camera_echo(table: Table, faces: Sequence[int], now: datetime | None = None) -> Recorded | None:
+    """The camera's record of these dice, when a player types a throw the camera has just read.
+
+    Both saw one physical throw; counting it twice would take it for the next throw (R17/R19).
+    Only the same faces within ECHO_SECONDS count as the same throw: other faces are a new throw
+    (or, if the camera misread, the camera's throw is undone from the history).
+    """
+    state = table.state
+    if state is None or not state.throw_events or state.throw_sources[-1] != "camera" or state.pending:
+        return None
+    if sorted(state.throws[-1]) != sorted(faces):
+        return None
+    wanted = state.throw_events[-1]
+    record = next((r for r in reversed(table.records()) if r.id == wanted), None)
+    if record is None:
+        return None
+    age = ((now or datetime.now(timezone.utc)) - record.at).total_seconds()
+    return record if age <= ECHO_SECONDS else None
