@@ -98,14 +98,19 @@ def get(url, timeout=10):
         return e.code, e.read()
 
 
-def wait_health(url, want, timeout=20):
+def wait_health(url, want, timeout=20, until=lambda report: True):
+    """The first /healthz report with status `want` for which `until(report)` holds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status, body = get(f"{url}/healthz")
-        if status == want:
+        if status == want and until(json.loads(body)):
             return json.loads(body)
         time.sleep(0.2)
-    raise AssertionError(f"/healthz never answered {want}: {status} {body[:300]!r}")
+    raise AssertionError(f"/healthz never answered {want} as wanted: {status} {body[:300]!r}")
+
+
+def camera_check(report):
+    return next(c for c in report["checks"] if c["name"] == "camera")
 
 
 def doctor(url):
@@ -116,8 +121,9 @@ def doctor(url):
 def test_run_on_a_replayed_camera_that_goes_away_and_comes_back(tmp_path, scenes):
     proc, url = start(tmp_path, f'[camera]\nsource = "replay:{scenes}"\nfps = 10\nview_fps = 10\n')
     try:
-        report = wait_health(url, 200)
-        camera = next(c for c in report["checks"] if c["name"] == "camera")
+        # healthy as soon as the camera is open; the size is known from the first frame on
+        report = wait_health(url, 200, until=lambda r: camera_check(r)["details"]["frames"] > 0)
+        camera = camera_check(report)
         assert camera["level"] == "ok" and "960x720" in camera["summary"]
         with urllib.request.urlopen(f"{url}/camera/stream.mjpg", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("multipart/x-mixed-replace")
