@@ -58,13 +58,10 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
     try:
         settings = load_settings(config_file, overrides=overrides)
         from companion.services import build_services
-        from companion.web import create_app
-        from companion.web.server import WebServer
+        from companion.web.server import add_dashboard
 
         services = build_services(settings)
-        app = create_app(services)
-        web = WebServer(app, settings.server.host, settings.server.port, threads=settings.server.threads)
-        services.add(web)
+        web = add_dashboard(services)
         services.start()
     except CompanionError as e:
         raise fail(e) from None
@@ -77,7 +74,7 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
     shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
     click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
     from companion.web.terminal import join_banner
-    click.echo(join_banner(app, f"http://{shown}:{web.port}"))
+    click.echo(join_banner(web.app, f"http://{shown}:{web.port}"))
     click.echo("Press Ctrl+C to stop.")
     try:
         while not stop.wait(0.5):

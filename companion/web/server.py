@@ -43,3 +43,15 @@ class WebServer:
         self._server.task_dispatcher.shutdown(timeout=5)
         self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
         self._thread.join(timeout=5)
+
+
+def add_dashboard(services, host: str | None = None, port: int | None = None) -> WebServer:
+    """The dashboard for `services` on its own server, added as component "web": `[server]`
+    settings give the host, port (0 = a free one, see `.port`) and threads unless given here."""
+    from companion.web.app import create_app
+
+    s = services.settings.server
+    web = WebServer(create_app(services), s.host if host is None else host, s.port if port is None else port,
+                    threads=s.threads)
+    services.add(web)
+    return web

@@ -11,13 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser_codes import HOST_CODE, TABLE_CODE
 
 from companion.config import load_settings
 from companion.services import build_services
-from companion.web import create_app
-from companion.web.server import WebServer
-
-from browser_codes import HOST_CODE, TABLE_CODE
+from companion.web.server import add_dashboard
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -48,8 +46,7 @@ def live(tmp_path):
         "game": {"players": ["Ann", "Bob", "Cat", "Dan"]},
         "server": {"host": "127.0.0.1", "port": 0, "table_code": TABLE_CODE, "host_code": HOST_CODE, "threads": 32}})
     services = build_services(settings)
-    web = WebServer(create_app(services), "127.0.0.1", 0, threads=settings.server.threads)
-    services.add(web)
+    web = add_dashboard(services)
     services.start()
     yield services, f"http://127.0.0.1:{web.port}"
     services.stop()

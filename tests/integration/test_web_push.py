@@ -9,9 +9,8 @@ import pytest
 
 from companion.config import load_settings
 from companion.services import build_services
-from companion.web import create_app
 from companion.web.client import DashboardClient
-from companion.web.server import WebServer
+from companion.web.server import add_dashboard
 
 CODE = "PUSH22"
 
@@ -21,8 +20,7 @@ def server(tmp_path):
     settings = load_settings(env={}, overrides={
         "data_dir": str(tmp_path), "server": {"host": "127.0.0.1", "port": 0, "table_code": CODE, "threads": 10}})
     services = build_services(settings)
-    web = WebServer(create_app(services), "127.0.0.1", 0, threads=settings.server.threads)
-    services.add(web)
+    web = add_dashboard(services)
     services.start()
     yield services, f"http://127.0.0.1:{web.port}"
     services.stop()
@@ -128,10 +126,9 @@ def test_too_many_streams_are_refused_with_retry_after(server):
 
 
 def test_stopping_the_server_ends_the_streams(tmp_path):
-    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "server": {"table_code": CODE}})
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "server": {"table_code": CODE, "threads": 6}})
     services = build_services(settings)
-    web = WebServer(create_app(services), "127.0.0.1", 0, threads=6)
-    services.add(web)
+    web = add_dashboard(services, "127.0.0.1", 0)
     services.start()
     stream = DashboardClient(f"http://127.0.0.1:{web.port}").stream().open(timeout=10)
     read_until(stream, lambda e: e.event == "state")

@@ -88,14 +88,12 @@ def test_live_statuses_are_explained():
 def test_doctor_reads_a_running_companion(tmp_path, scenes, monkeypatch):
     """With a companion running, doctor shows its live report (it holds the camera and the pins)."""
     from companion.services import build_services
-    from companion.web import create_app
-    from companion.web.server import WebServer
+    from companion.web.server import add_dashboard
 
     settings = load_settings(env={}, overrides={"data_dir": str(tmp_path / "data"),
                                                 "camera": {"source": f"replay:{scenes}"}})
     services = build_services(settings)
-    web = WebServer(create_app(services), "127.0.0.1", 0)
-    services.add(web)
+    web = add_dashboard(services, "127.0.0.1", 0)
     services.start()
     try:
         r = CliRunner().invoke(main, ["doctor", "--url", f"http://127.0.0.1:{web.port}/healthz", "--json"])
