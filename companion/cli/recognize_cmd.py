@@ -15,9 +15,12 @@ import click
               help="Detection score below which a face is ignored (default: the model's calibrated one).")
 @click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None,
               help="Folder with tile_detector.onnx and tile_classifier.onnx (default: the shipped ones).")
+@click.option("--tile-px", type=click.FloatRange(min=4, min_open=False), default=None,
+              help="A tile face's long side in pixels, for large pictures (a whole table): read in windows "
+                   "scaled to the detector (default: each picture is one window, like a photo of a hand).")
 @click.option("--taught/--no-taught", default=True, show_default=True,
               help="Use the tile set taught with `companion teach`, if there is one.")
-def recognize(images, as_json, threshold, model_folder, taught):
+def recognize(images, as_json, threshold, model_folder, tile_px, taught):
     """Find every face-up tile in each IMAGE and name it (1m-9m, 1p-9p, 1s-9s, 1z-7z, 1f-8f).
 
     The models load once for all images. An unreadable image gets an error entry of its
@@ -35,7 +38,7 @@ def recognize(images, as_json, threshold, model_folder, taught):
     results, failed = [], False
     for path in images:
         try:
-            tiles, ms = rec.recognize_file(path)
+            tiles, ms = rec.recognize_file(path, tile_px)
             results.append({"image": path, "ms": round(ms, 1), "tiles": [t.to_json() for t in tiles]})
         except ImageError as exc:
             failed = True

@@ -3,7 +3,9 @@
 Each scene is rendered with its ground truth (`render.scenes.random_scene`), then only the
 analysis (`scene.analyse`, as `companion observe` runs it, tiles left out) is timed: wall-clock
 time (what a frame costs on this machine now, other work included) and the CPU time of this
-process (what the code itself costs, less disturbed by other jobs).
+process (what the code itself costs, less disturbed by other jobs). With `--tiles` the face-up
+tiles are read too, in a second, separately timed pass (the live watcher reads them once per
+still scene, not on every frame).
 """
 
 from __future__ import annotations
@@ -58,14 +60,34 @@ def score(obs: dict, truth: dict) -> dict[str, tuple[int, int]]:
     return out
 
 
+def score_tiles(found: list[dict], truth: list[dict]) -> dict[str, tuple[int, int]]:
+    """Face-up tiles: true tiles found (a box with IoU >= 0.5), boxes that are a tile, tiles named right."""
+    from companion.vision.tiles.metrics import iou_matrix, match
+
+    pred = np.asarray([t["box"] for t in found], np.float32).reshape(-1, 4)
+    true = np.asarray([t["box"] for t in truth], np.float32).reshape(-1, 4)
+    hits = 0
+    if len(pred) and len(true):
+        m, used = iou_matrix(pred, true), set()
+        for i in np.argsort(-m.max(1)):
+            j = int(np.argmax(m[i]))
+            if m[i, j] >= 0.5 and j not in used:
+                used.add(j)
+                hits += 1
+    named = match(pred, [t["tile"] for t in found], [t["score"] for t in found], true, [t["tile"] for t in truth])
+    return {"tiles_found": (hits, len(true)), "tiles_boxes": (hits, len(pred)), "tiles_named": (named, len(true))}
+
+
 MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose", "dice", "cocked_flagged",
-            "no_false_dice", "east_marker", "east_marker_hidden", "wind", "wind_hidden"]
+            "no_false_dice", "east_marker", "east_marker_hidden", "wind", "wind_hidden",
+            "tiles_found", "tiles_boxes", "tiles_named"]
 NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_break": "no break seen before it",
          "corner_split": "split at a corner: none seen", "live_tiles": "live tiles (break right)",
          "loose": "loose tiles (lift style)", "dice": "dice faces (+cocked flag)",
          "cocked_flagged": "cocked die flagged", "no_false_dice": "no dice seen when none",
          "east_marker": "East marker seat", "east_marker_hidden": "  under a hand: right/none",
-         "wind": "wind disc", "wind_hidden": "  under a hand: right/none"}
+         "wind": "wind disc", "wind_hidden": "  under a hand: right/none",
+         "tiles_found": "face-up tiles found", "tiles_boxes": "  boxes that are a tile", "tiles_named": "  tiles named right"}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -77,8 +99,10 @@ def _pct(values: list[float], q: float) -> float:
               help="Scenes in all, split evenly over the difficulty levels.")
 @click.option("--seed", type=int, default=0, show_default=True, help="First scene seed.")
 @click.option("--levels", default=",".join(LEVELS), show_default=True, help="Difficulty levels to run.")
+@click.option("--tiles", "with_tiles", is_flag=True,
+              help="Also read the face-up tiles (discards) and score them; timed apart from the frame.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, as_json):
+def scenes(count, seed, levels, with_tiles, as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
@@ -100,7 +124,7 @@ def scenes(count, seed, levels, as_json):
     done = 0
     for level in chosen:
         tally = {m: [0, 0] for m in MEASURES}
-        ms, cpu = [], []
+        ms, cpu, tiles_ms = [], [], []
         for i in range(per):
             sc = random_scene(seed + i, level)
             image, pixels = render(sc)
@@ -110,7 +134,14 @@ def scenes(count, seed, levels, as_json):
             obs = analyse(image, settings, with_tiles=False)
             ms.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
-            for m, (ok, n) in score(obs, t).items():
+            counts = score(obs, t)
+            if with_tiles:
+                t0 = time.perf_counter()
+                with_them = analyse(image, settings, with_tiles=True)
+                tiles_ms.append(max(0.0, (time.perf_counter() - t0) * 1000 - ms[-1]))
+                if pixels["tiles"] or with_them["tiles"]:
+                    counts.update(score_tiles(with_them["tiles"], pixels["tiles"]))
+            for m, (ok, n) in counts.items():
                 tally[m][0] += ok
                 tally[m][1] += n
             done += 1
@@ -123,6 +154,8 @@ def scenes(count, seed, levels, as_json):
             **{m: {"correct": c, "of": n, "pct": round(100 * c / n, 2) if n else None} for m, (c, n) in tally.items()},
             "ms_p50": _pct(ms, 50), "ms_p99": _pct(ms, 99), "cpu_ms_p50": _pct(cpu, 50), "cpu_ms_p99": _pct(cpu, 99),
         }
+        if tiles_ms:
+            report["levels"][level].update(tiles_ms_p50=_pct(tiles_ms, 50), tiles_ms_p99=_pct(tiles_ms, 99))
     report.update(ms_p50=_pct(all_ms, 50), ms_p99=_pct(all_ms, 99), ms_max=round(max(all_ms), 1),
                   cpu_ms_p50=_pct(all_cpu, 50), cpu_ms_p99=_pct(all_cpu, 99))
     report["fps_at_p50"] = round(1000 / report["ms_p50"], 1)
@@ -142,7 +175,10 @@ def scenes(count, seed, levels, as_json):
             e = report["levels"][lv][m]
             row += f"{(str(e['pct']) + ' %') if e['of'] else '—':>9} ({e['correct']}/{e['of']})".rjust(20)
         click.echo(row)
-    for key, label in (("ms", "ms per frame p50 / p99"), ("cpu_ms", "CPU ms per frame p50 / p99")):
+    timings = [("ms", "ms per frame p50 / p99"), ("cpu_ms", "CPU ms per frame p50 / p99")]
+    if with_tiles:
+        timings.append(("tiles_ms", "ms for the tiles p50 / p99"))
+    for key, label in timings:
         click.echo(f"{label:30}" + "".join(
             f"{report['levels'][lv][key + '_p50']:>12} / {report['levels'][lv][key + '_p99']:<6}" for lv in chosen))
     click.echo(f"all: p50 {report['ms_p50']} ms, p99 {report['ms_p99']} ms, max {report['ms_max']} ms per frame "

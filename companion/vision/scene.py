@@ -26,6 +26,9 @@ from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import read_walls
 
 DICE_PX_PER_CM = 12.0
+#: face-up tiles are read on a top-down view of the table at this scale (a 720p camera over a
+#: table gives about 8 px/cm, so this keeps what it sees without inventing detail)
+TILES_PX_PER_CM = 12.0
 #: a top that looks this much higher than its neighbours (in half a stack's height) carries a loose tile
 LOOSE_RISE = 0.5
 
@@ -60,6 +63,40 @@ def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
     except CompanionError as e:  # e.g. the model files are missing from this installation
         return [], f"tile recogniser unavailable: {e}"
     return [t.to_json() for t in recognizer.recognize(image)], None
+
+
+def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
+                          not_tiles: list[tuple[float, float, float]] = ()) -> tuple[list[dict], str | None]:
+    """Face-up tiles on a calibrated table, with boxes in camera pixels.
+
+    A whole 720p frame shrunk to the detector's input leaves a tile a few pixels long, so the
+    table is first rectified to a top-down view (tiles upright rectangles of a known size, as in
+    the photos the recogniser learnt from) and read in windows at the detector's scale (see
+    `TileRecognizer.detect`). Each box found there is mapped back through the homography.
+    `not_tiles`: (x, y, radius) in table cm of things already known to be something else (the
+    dice, the wind disc, the East marker): ivory with black marks, which the detector can take
+    for a tile face; a box centred on one is dropped.
+    """
+    try:
+        recognizer = tile_recognizer()
+    except CompanionError as e:
+        return [], f"tile recogniser unavailable: {e}"
+    k = TILES_PX_PER_CM
+    tw, th = cal.table_size
+    S = np.diag([k, k, 1.0]) @ cal.H  # image px -> view px
+    view = cv2.warpPerspective(image, S, (int(tw * k), int(th * k)), flags=cv2.INTER_LINEAR)
+    tiles = recognizer.recognize(view, tile_px=max(tile.width, tile.depth) * k)
+    out = []
+    back = np.linalg.inv(S)
+    for t in tiles:
+        x1, y1, x2, y2 = t.box
+        cx, cy = (x1 + x2) / 2 / k, (y1 + y2) / 2 / k
+        if any(np.hypot(cx - x, cy - y) < r for x, y, r in not_tiles):
+            continue
+        corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), back).reshape(-1, 2)
+        box = [*corners.min(0), *corners.max(0)]
+        out.append({"tile": t.tile, "box": [round(float(v), 1) for v in box], "score": round(t.score, 3)})
+    return out, None
 
 
 def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
@@ -138,15 +175,33 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
         cal = uncalibrated(image)
         out.update(walls=None, east_marker=None, wind_shown=None)
         out["dice"] = [d.to_json() for d in find_dice(image)]
+        tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
     else:
         if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
             cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
         out.update(_table(image, cal, settings))
-    tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
+        tiles, note = (recognise_table_tiles(image, cal, settings.tile, _not_tiles(out, cal, settings))
+                       if with_tiles else ([], "not asked"))
     out["tiles"] = tiles
     if note:
         out["tiles_note"] = note
     out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    return out
+
+
+def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list[tuple[float, float, float]]:
+    """(x, y, radius) in table cm of the dice, the wind disc and the East marker the analysis found."""
+    out = []
+    for d in seen["dice"]:
+        x1, y1, x2, y2 = d["box"]
+        (x, y), = cal.to_table([[(x1 + x2) / 2, (y1 + y2) / 2]])
+        out.append((float(x), float(y), s.die_cm))
+    if "wind_at" in seen:
+        (x, y), = cal.to_table([seen["wind_at"]["px"]])
+        out.append((float(x), float(y), marker_reader.WIND_DISC_RADIUS_CM + 0.5))
+    if "east_marker_at" in seen:
+        (x, y), = cal.to_table([seen["east_marker_at"]["px"]])
+        out.append((float(x), float(y), marker_reader.WIND_DISC_RADIUS_CM + 0.5))
     return out
 
 

@@ -92,6 +92,24 @@ def test_cli_json_lists_every_image_and_errors_per_image(corrupt, monkeypatch):
     assert len(calls) == 2  # detector + classifier, loaded once for all three images
 
 
+def test_cli_reads_a_large_picture_in_windows_when_told_the_tile_size(tmp_path):
+    import cv2
+
+    img = read_image(FIXTURES / "images" / "real_3.jpg")
+    h, w = img.shape[:2]
+    canvas = np.full((3 * h, 3 * w, 3), (60, 90, 40), np.uint8)
+    canvas[h:2 * h, w:2 * w] = img
+    big = tmp_path / "table.png"
+    cv2.imwrite(str(big), canvas)
+    plain = json.loads(CliRunner().invoke(main, ["recognize", "--json", "--no-taught", str(big)]).stdout)
+    windows = json.loads(CliRunner().invoke(main, ["recognize", "--json", "--no-taught", "--tile-px", "60",
+                                                   str(big)]).stdout)
+    assert len(windows[0]["tiles"]) >= 25 > len(plain[0]["tiles"])
+    assert all(w <= b[0] and b[2] <= 2 * w + 1 for b in (t["box"] for t in windows[0]["tiles"]))
+    res = CliRunner().invoke(main, ["recognize", "--tile-px", "-3", str(big)])
+    assert res.exit_code == 2 and "--tile-px" in res.output
+
+
 def test_a_taught_set_names_the_tiles(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_1.jpg")
     only_9s = TaughtSet(np.zeros((128, 2), np.float32), np.float32([0, 5]), ["1m", "9s"])
@@ -104,3 +122,41 @@ def test_teach_cli_writes_the_sheet(tmp_path):
     out = tmp_path / "sheet.svg"
     res = CliRunner().invoke(main, ["teach", "--sheet", str(out)])
     assert res.exit_code == 0 and out.read_text().startswith("<svg")
+
+
+def test_window_origins_cover_the_image_with_the_overlap():
+    from companion.vision.tiles.recognizer import _starts
+
+    assert _starts(300, 384, 50) == [0]  # smaller than one window: the whole image
+    starts = _starts(1000, 384, 60)
+    assert starts[0] == 0 and starts[-1] + 384 == 1000
+    assert all(b - a <= 384 - 60 for a, b in zip(starts, starts[1:]))
+
+
+def test_windows_find_small_tiles_in_a_large_view(rec):
+    """Tiles of known size in a large picture are read in windows at the detector's scale, and
+    their boxes come back in the picture's pixels: the same photo in the middle of a 3x larger
+    cloth is read about as well as on its own, where the one squashed pass finds almost none."""
+    from companion.vision.tiles.metrics import iou_matrix
+
+    item = next(it for it in load_split(FIXTURES) if it.path.name.startswith("real_3"))
+    img = read_image(item.path)
+    h, w = img.shape[:2]
+    canvas = np.full((3 * h, 3 * w, 3), (60, 90, 40), np.uint8)  # green cloth
+    canvas[h:2 * h, w:2 * w] = img
+    truth = item.boxes + np.float32([w, h, w, h])
+    tile_px = float(np.median(np.maximum(item.boxes[:, 2] - item.boxes[:, 0], item.boxes[:, 3] - item.boxes[:, 1])))
+
+    def found(boxes):
+        if len(boxes) == 0:
+            return 0
+        m = iou_matrix(boxes, truth)
+        return int((m.max(0) >= 0.5).sum())
+
+    alone_boxes = rec.detect(img)[0]
+    alone = found(alone_boxes + np.float32([w, h, w, h]))
+    squashed = found(rec.detect(canvas)[0])
+    boxes, _ = rec.detect(canvas, tile_px=tile_px)
+    assert found(boxes) >= 0.8 * alone
+    assert squashed < 0.5 * found(boxes)
+    assert len(boxes) <= len(alone_boxes) + 4  # a tile on a window seam is not counted twice

@@ -46,3 +46,16 @@ def test_live_tiles_count_only_when_the_break_is_right():
     o["walls"]["break"], o["walls"]["live_tiles"] = ["E", 4], 90
     s = score(o, truth())
     assert s["break"] == (0, 1) and "live_tiles" not in s
+
+
+def test_face_up_tiles_count_a_box_once_and_a_name_only_on_the_right_tile():
+    from companion.vision.bench import score_tiles
+
+    true = [{"tile": "1p", "box": [0, 0, 20, 30]}, {"tile": "7z", "box": [40, 0, 60, 30]}]
+    found = [{"tile": "1p", "box": [1, 1, 21, 31], "score": 0.9},   # right
+             {"tile": "1p", "box": [0, 0, 19, 29], "score": 0.5},   # a second box on the same tile
+             {"tile": "5z", "box": [40, 0, 60, 30], "score": 0.8},  # found, misnamed
+             {"tile": "2s", "box": [100, 0, 120, 30], "score": 0.7}]  # on nothing
+    s = score_tiles(found, true)
+    assert s == {"tiles_found": (2, 2), "tiles_boxes": (2, 4), "tiles_named": (1, 2)}
+    assert score_tiles([], true)["tiles_found"] == (0, 2)

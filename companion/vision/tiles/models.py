@@ -35,11 +35,14 @@ def model_dir(folder: str | os.PathLike | None = None) -> Path:
 
 def settings(folder: Path) -> dict:
     """Run-time settings that belong to a model pair: detection threshold, box-size factor,
-    half-turn test-time averaging, and the containment suppression (see recognizer.nms)."""
+    half-turn test-time averaging, the containment suppression (see recognizer.nms), and how
+    windows of a view with tiles of known size are read (`window_tile_px`: the tile length
+    they are scaled to at the detector's input; `window_threshold`; see recognizer.detect)."""
     import json
 
     p = Path(folder) / SETTINGS_FILE
-    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01}
+    defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01,
+                "window_tile_px": 50.0, "window_threshold": 0.3}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))
     return defaults

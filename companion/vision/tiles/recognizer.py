@@ -30,6 +30,12 @@ DET_STRIDE = 4
 CLS_SIZE = 48    # likewise for the classifier
 MARGIN = 0.06
 MAX_TILES = 150
+#: windows overlap by this many tile lengths, so every tile lies whole in at least one window
+WINDOW_OVERLAP_TILES = 1.5
+#: a window with fewer than this share of pixels further than CLOTH_DIFF (any channel) from the
+#: image's commonest colour is bare cloth: skipped (a tile face covers several per cent of one)
+BUSY_SHARE = 0.01
+CLOTH_DIFF = 40
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,15 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.6, contain: float 
     return np.asarray(keep, np.int64)
 
 
+def _starts(length: int, side: int, overlap: int) -> list[int]:
+    """Window origins along one axis: `side` long, overlapping by `overlap`, the last flush with the end."""
+    if length <= side:
+        return [0]
+    step = max(1, side - overlap)
+    out = list(range(0, length - side, step))
+    return out + [length - side]
+
+
 def _square_input(session, default: int) -> int:
     """The fixed height (= width) of a model's image input, or `default` if it is dynamic."""
     shape = session.get_inputs()[0].shape
@@ -154,6 +169,8 @@ class TileRecognizer:
         self.box_scale = tuple(cfg["box_scale"])
         self.rotate_tta = bool(cfg["rotate_tta"])
         self.contain = float(cfg["contain"])
+        self.window_tile_px = float(cfg["window_tile_px"])
+        self.window_threshold = float(cfg["window_threshold"])
         self.det_size = _square_input(self.detector, DET_SIZE)
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
@@ -161,22 +178,71 @@ class TileRecognizer:
         self.detector.run(None, {"image": np.zeros((1, 3, self.det_size, self.det_size), np.float32)})
         self.classifier.run(None, {"crops": np.zeros((2, 3, self.cls_size, self.cls_size), np.float32)})
 
-    def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Tile-face boxes (N, 4) in image pixels and their detection scores."""
+    def detect(self, image: np.ndarray, tile_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Tile-face boxes (N, 4) in image pixels and their detection scores.
+
+        `tile_px`: how long a tile face is in this image, when known (a calibrated table view).
+        The image is then read in overlapping square windows scaled so that tiles come out at
+        the size the detector was trained on; without it the whole image is one window (a
+        photo of a hand or of a few tiles, framed like the training photos).
+        """
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
-        n = self.det_size
-        x = cv2.resize(image, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > n else cv2.INTER_LINEAR)
-        x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
-        heat, size, offset = self.detector.run(None, {"image": x})
-        boxes, scores = decode_detections(heat, size, offset, self.threshold, w / n, h / n, self.box_scale)
+        if tile_px is None:
+            boxes, scores = self._detect_window(image, self.threshold)
+        else:
+            side = max(8, int(round(tile_px * self.det_size / self.window_tile_px)))
+            boxes, scores = self._detect_windows(image, side, int(round(WINDOW_OVERLAP_TILES * tile_px)))
         if len(boxes):
             keep = nms(boxes, scores, contain=self.contain)
             boxes, scores = boxes[keep], scores[keep]
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes, scores
+
+    def _detect_window(self, window: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Detector peaks in one window, stretched to the detector's square input."""
+        h, w = window.shape[:2]
+        n = self.det_size
+        x = cv2.resize(window, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > n else cv2.INTER_LINEAR)
+        x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
+        heat, size, offset = self.detector.run(None, {"image": x})
+        return decode_detections(heat, size, offset, threshold, w / n, h / n, self.box_scale)
+
+    def _detect_windows(self, image: np.ndarray, side: int, overlap: int) -> tuple[np.ndarray, np.ndarray]:
+        """Detector peaks over square windows of `side` pixels overlapping by `overlap`.
+
+        A box touching a window's inner edge (one shared with a neighbouring window) is a tile
+        cut in two: it is dropped there, since the overlap shows that tile whole elsewhere.
+        Windows of bare cloth (almost every pixel near the image's commonest colour) are skipped.
+        """
+        h, w = image.shape[:2]
+        boxes, scores = [np.zeros((0, 4), np.float32)], [np.zeros(0, np.float32)]
+        small = image[::4, ::4].reshape(-1, 3).astype(np.int16)
+        cloth = np.median(small, axis=0)
+        busy = (np.abs(image.astype(np.int16) - cloth.astype(np.int16)).max(axis=2) > CLOTH_DIFF).astype(np.uint8)
+        counts = cv2.integral(busy)
+        edge = max(1.0, 0.03 * side)
+        for y0 in _starts(h, side, overlap):
+            for x0 in _starts(w, side, overlap):
+                y1, x1 = min(h, y0 + side), min(w, x0 + side)
+                n_busy = counts[y1, x1] - counts[y0, x1] - counts[y1, x0] + counts[y0, x0]
+                if n_busy < BUSY_SHARE * (y1 - y0) * (x1 - x0):
+                    continue
+                b, s = self._detect_window(image[y0:y1, x0:x1], self.window_threshold)
+                inner = np.ones(len(b), bool)
+                if x0 > 0:
+                    inner &= b[:, 0] > edge
+                if y0 > 0:
+                    inner &= b[:, 1] > edge
+                if x1 < w:
+                    inner &= b[:, 2] < (x1 - x0) - edge
+                if y1 < h:
+                    inner &= b[:, 3] < (y1 - y0) - edge
+                boxes.append(b[inner] + np.float32([x0, y0, x0, y0]))
+                scores.append(s[inner])
+        return np.concatenate(boxes), np.concatenate(scores)
 
     def embed(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles."""
@@ -193,9 +259,10 @@ class TileRecognizer:
             emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9
         return probs, emb
 
-    def recognize(self, image: np.ndarray) -> list[Tile]:
-        """Every tile face found in a BGR image, named, in reading order (top-left first)."""
-        boxes, det = self.detect(image)
+    def recognize(self, image: np.ndarray, tile_px: float | None = None) -> list[Tile]:
+        """Every tile face found in a BGR image, named, in reading order (top-left first).
+        `tile_px`: a tile face's long side in pixels, when known (see `detect`)."""
+        boxes, det = self.detect(image, tile_px)
         probs, emb = self.embed(image, boxes)
         if self.taught is not None and len(boxes):
             probs = self.taught.predict_proba(emb)
@@ -205,8 +272,8 @@ class TileRecognizer:
                  for b, s, p, c in zip(boxes, det, probs, cls)]
         return sorted(tiles, key=lambda t: (round(t.box[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
 
-    def recognize_file(self, path: str | os.PathLike) -> tuple[list[Tile], float]:
+    def recognize_file(self, path: str | os.PathLike, tile_px: float | None = None) -> tuple[list[Tile], float]:
         """Tiles in an image file and the milliseconds spent (decode included)."""
         t0 = time.perf_counter()
-        tiles = self.recognize(read_image(path))
+        tiles = self.recognize(read_image(path), tile_px)
         return tiles, (time.perf_counter() - t0) * 1000.0
