@@ -157,7 +157,7 @@ class TableWatcher(Worker):
             return None
         cal = self.calibration.update(frame.image)
         scene = self.scene_settings(state.variant, state.dealer)
-        obs = analyse(frame.image, scene, calibration=cal, with_tiles=True, name=f"frame {frame.seq}")
+        obs = analyse(frame.image, scene, calibration=cal, with_tiles=self.settings.read_tiles, name=f"frame {frame.seq}")
         obs["seq"] = frame.seq
         obs["size"] = [int(frame.image.shape[1]), int(frame.image.shape[0])]
         self.observations += 1

@@ -177,3 +177,14 @@ def test_still_scene_reports_once_per_still_period():
     assert seen.count(True) == 1 and seen.index(True) == 2
     assert not still.feed(b, 3.5)  # movement
     assert [still.feed(b, 3.5 + t * 0.5) for t in range(1, 4)].count(True) == 1
+
+
+def test_the_watcher_reads_face_up_tiles_unless_told_not_to(table, watcher):
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))
+    image, truth = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
+    obs = still_frames(watcher, image)
+    assert isinstance(obs["tiles"], list) and "tiles_note" not in obs
+    quick = TableWatcher(table, table.hub, None, msgspec.structs.replace(watcher.settings, read_tiles=False))
+    obs = still_frames(quick, image)
+    assert obs["tiles"] == [] and obs["tiles_note"] == "not asked"
