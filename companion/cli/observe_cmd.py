@@ -41,7 +41,9 @@ def _summary(obs: dict) -> str:
     if obs["calibrated"]:
         lines.append(f"  East marker: {WIND_NAMES.get(obs['east_marker'], 'not seen')}; "
                      f"wind disc: {WIND_NAMES.get(obs['wind_shown'], 'not seen')}")
-    lines.append(f"  tiles: {len(obs['tiles'])}" + (f" ({obs['tiles_note']})" if obs.get("tiles_note") else ""))
+    names = " ".join(t["tile"] for t in obs["tiles"])
+    lines.append(f"  tiles: {len(obs['tiles'])}" + (f": {names}" if names else "")
+                 + (f" ({obs['tiles_note']})" if obs.get("tiles_note") else ""))
     return "\n".join(lines)
 
 

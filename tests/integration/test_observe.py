@@ -45,3 +45,16 @@ def test_observe_prints_a_summary(tmp_path):
     r = run(str(path), "--variant", "riichi")
     assert r.returncode == 0, r.stderr
     assert "calibrated" in r.stdout and "break: not broken" in r.stdout and "17 stacks standing" in r.stdout
+
+
+def test_observe_names_the_face_up_tiles_in_its_summary(tmp_path):
+    sc = random_scene(6, "easy", stage="dealt")
+    image, _ = render(sc)
+    path = tmp_path / "t.png"
+    cv2.imwrite(str(path), image)
+    t = sc.truth
+    r = run(str(path), "--variant", t["variant"], "--first-east-side", t["first_east_side"], "--dealer", str(t["dealer"]))
+    assert r.returncode == 0, r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("tiles:"))
+    count, names = line.split(":", 1)[1].split(":", 1)
+    assert int(count) >= 10 and len(names.split()) == int(count)
