@@ -26,8 +26,8 @@ from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import read_walls
 
 DICE_PX_PER_CM = 12.0
-#: face-up tiles are read on a top-down view of the table at this scale (a 720p camera over a
-#: table gives about 8 px/cm, so this keeps what it sees without inventing detail)
+#: face-up tiles are read on a top-down view of the table at this scale: a little above what a
+#: 720p camera over the table gives (6-9 px/cm), so the view loses nothing the camera saw
 TILES_PX_PER_CM = 12.0
 #: a top that looks this much higher than its neighbours (in half a stack's height) carries a loose tile
 LOOSE_RISE = 0.5

@@ -182,9 +182,9 @@ class TileRecognizer:
         """Tile-face boxes (N, 4) in image pixels and their detection scores.
 
         `tile_px`: how long a tile face is in this image, when known (a calibrated table view).
-        The image is then read in overlapping square windows scaled so that tiles come out at
-        the size the detector was trained on; without it the whole image is one window (a
-        photo of a hand or of a few tiles, framed like the training photos).
+        The image is then read in overlapping square windows scaled so that a tile comes out
+        `window_tile_px` long at the detector's input (see the model card); without it the whole
+        image is one window (a photo of a hand or of a few tiles, framed like the training photos).
         """
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
