@@ -90,6 +90,22 @@ NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_b
          "tiles_found": "face-up tiles found", "tiles_boxes": "  boxes that are a tile", "tiles_named": "  tiles named right"}
 
 
+def _teach_the_art() -> dict:
+    """Teach the process's tile recogniser the renderer's tile art from one synthetic layout
+    photo, through the players' flow (detector -> layout rows -> names -> fitted head)."""
+    from companion.vision.render.tiles import _tile_art
+    from companion.vision.scene import tile_recognizer
+    from companion.vision.tiles.synth import layout_photo
+    from companion.vision.tiles.teach import teach
+
+    if _tile_art() is None:
+        raise click.ClickException("--teach needs the render extra's tile art: pip install -e '.[render]'")
+    rec = tile_recognizer()
+    image, _, _ = layout_photo(np.random.default_rng(1), art="riichi")
+    rec.taught = teach(rec, [image], seed=1)
+    return rec.taught.info
+
+
 def _pct(values: list[float], q: float) -> float:
     return round(float(np.percentile(values, q)), 1)
 
@@ -101,8 +117,11 @@ def _pct(values: list[float], q: float) -> float:
 @click.option("--levels", default=",".join(LEVELS), show_default=True, help="Difficulty levels to run.")
 @click.option("--tiles", "with_tiles", is_flag=True,
               help="Also read the face-up tiles (discards) and score them; timed apart from the frame.")
+@click.option("--teach", "teach_first", is_flag=True,
+              help="With --tiles: first teach the discards' tile art from one layout photo (as `bench teach` "
+                   "does; needs the render extra), then name the tiles with the taught set.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, with_tiles, as_json):
+def scenes(count, seed, levels, with_tiles, teach_first, as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
@@ -118,6 +137,10 @@ def scenes(count, seed, levels, with_tiles, as_json):
     load_before = os.getloadavg()
     report: dict = {"scenes": per * len(chosen), "levels": {}, "cv2_threads": cv2.getNumThreads(),
                     "cpus": os.cpu_count(), "load_before": [round(v, 2) for v in load_before]}
+    if teach_first:
+        if not with_tiles:
+            raise click.BadParameter("only with --tiles", param_hint="--teach")
+        report["taught"] = _teach_the_art()
     warm_up()  # templates and detectors are built once, before the first frame
     all_ms: list[float] = []
     all_cpu: list[float] = []
@@ -166,6 +189,8 @@ def scenes(count, seed, levels, with_tiles, as_json):
         sys.stdout.write("\n")
         return
     click.echo(f"{report['scenes']} rendered scenes, 1280×720; exact-match accuracy per level (correct/counted)")
+    if "taught" in report:
+        click.echo(f"tiles named by a set taught from one layout photo ({report['taught']})")
     click.echo(f"{'measure':30}" + "".join(f"{lv:>20}" for lv in chosen))
     for m in MEASURES:
         if not any(report["levels"][lv][m]["of"] for lv in chosen):

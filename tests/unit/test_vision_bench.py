@@ -59,3 +59,16 @@ def test_face_up_tiles_count_a_box_once_and_a_name_only_on_the_right_tile():
     s = score_tiles(found, true)
     assert s == {"tiles_found": (2, 2), "tiles_boxes": (2, 4), "tiles_named": (1, 2)}
     assert score_tiles([], true)["tiles_found"] == (0, 2)
+
+
+def test_teach_needs_tiles_and_the_tile_art(monkeypatch):
+    from click.testing import CliRunner
+
+    from companion.cli import main
+    from companion.vision.render import tiles as tile_art
+
+    res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--teach"])
+    assert res.exit_code == 2 and "only with --tiles" in res.output
+    monkeypatch.setattr(tile_art, "_tile_art", lambda: None)
+    res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--tiles", "--teach"])
+    assert res.exit_code == 1 and "render extra" in res.output
