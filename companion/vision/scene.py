@@ -29,6 +29,8 @@ DICE_PX_PER_CM = 12.0
 #: face-up tiles are read on a top-down view of the table at this scale: a little above what a
 #: 720p camera over the table gives (6-9 px/cm), so the view loses nothing the camera saw
 TILES_PX_PER_CM = 12.0
+#: a face-up tile's box on the top-down view measures between these shares of the tile's face
+TILE_FIT = (0.68, 1.6)
 #: a top that looks this much higher than its neighbours (in half a stack's height) carries a loose tile
 LOOSE_RISE = 0.5
 
@@ -93,6 +95,9 @@ def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
         cx, cy = (x1 + x2) / 2 / k, (y1 + y2) / 2 / k
         if any(np.hypot(cx - x, cy - y) < r for x, y, r in not_tiles):
             continue
+        long, short = max(x2 - x1, y2 - y1) / k, min(x2 - x1, y2 - y1) / k
+        if not (TILE_FIT[0] * tile.depth <= long <= TILE_FIT[1] * tile.depth and short >= TILE_FIT[0] * tile.width):
+            continue  # not a tile's size: half a tile found on its own, or something larger
         corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), back).reshape(-1, 2)
         box = [*corners.min(0), *corners.max(0)]
         out.append({"tile": t.tile, "box": [round(float(v), 1) for v in box], "score": round(t.score, 3)})
