@@ -93,12 +93,12 @@ NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_b
 def _teach_the_art() -> dict:
     """Teach the process's tile recogniser the renderer's tile art from one synthetic layout
     photo, through the players' flow (detector -> layout rows -> names -> fitted head)."""
-    from companion.vision.render.tiles import _tile_art
+    from companion.vision.render.tiles import art_installed
     from companion.vision.scene import tile_recognizer
     from companion.vision.tiles.synth import layout_photo
     from companion.vision.tiles.teach import teach
 
-    if _tile_art() is None:
+    if not art_installed():
         raise click.ClickException("--teach needs the render extra's tile art: pip install -e '.[render]'")
     rec = tile_recognizer()
     image, _, _ = layout_photo(np.random.default_rng(1), art="riichi")

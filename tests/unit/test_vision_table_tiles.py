@@ -16,7 +16,7 @@ def look(request, monkeypatch):
     """Both looks of the simulated camera's discards: the `render` extra's art, or the stand-in."""
     if request.param == "stand-in":
         monkeypatch.setattr(tile_art, "_tile_art", lambda: None)
-    elif tile_art._tile_art() is None:
+    elif not tile_art.art_installed():
         pytest.skip("the render extra's tile art is not installed")
     return request.param
 

@@ -32,6 +32,11 @@ def _tile_art():
     return render_tile_face
 
 
+def art_installed() -> bool:
+    """True when discards are drawn in the `render` extra's tile art, False for the stand-in."""
+    return _tile_art() is not None
+
+
 def face(code: str, w: int, h: int, rng: np.random.Generator | None = None) -> np.ndarray:
     """A w×h BGR picture of tile `code` (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f) seen face up."""
     w, h = max(int(w), 4), max(int(h), 4)
