@@ -5,7 +5,7 @@ Two small learned models, run with onnxruntime (trained by `models/dice/train.py
 
 1. a centre-point detector (`dice_detect.onnx`) over the whole picture, scaled so a die is about
    `DET_DIE_PX` pixels wide: each die's centre and box;
-2. a crop reader (`dice_face.onnx`) on a 32×32 crop of each die taken from the full-resolution
+2. a crop reader (`dice_face.onnx`) on a 48×48 crop of each die taken from the full-resolution
    picture: not-a-die or the face up (1..6), and whether the die is cocked — leaning on a tile
    or another die, showing two faces — so it must be thrown again (R18).
 
