@@ -5,7 +5,7 @@ Two small learned models, run with onnxruntime (trained by `models/dice/train.py
 
 1. a centre-point detector (`dice_detect.onnx`) over the whole picture, scaled so a die is about
    `DET_DIE_PX` pixels wide: each die's centre and box;
-2. a crop reader (`dice_face.onnx`) on a 32×32 crop of each die taken from the full-resolution
+2. a crop reader (`dice_face.onnx`) on a 48×48 crop of each die taken from the full-resolution
    picture: not-a-die or the face up (1..6), and whether the die is cocked — leaning on a tile
    or another die, showing two faces — so it must be thrown again (R18).
 
@@ -46,8 +46,10 @@ CROP, CROP_SCALE = 48, 1.5
 #: quarter turns of each crop read by the face model (1 = the crop as it is)
 TURNS = 4
 #: a detection is kept when centre score × die probability is at least MIN_SCORE, or when the
-#: detector is sure (SURE_CENTRE) and the face model not quite sure it is no die (SURE_DIE_P):
-#: the face model alone tends to take a white die showing one pip for a round spot on a tray
+#: detector is sure (SURE_CENTRE), the face model not quite sure it is no die (SURE_DIE_P) and
+#: reads it lying flat: the face model alone tends to take a white die showing one pip for a
+#: round spot on a tray, while what the detector is sure of, the face model doubts and reads as
+#: cocked (two faces' pips side by side) is a face-up bamboo or circles tile (a discard)
 MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
 #: a die is flagged cocked when the face model's cocked probability is at least this
 COCKED_P = 0.5
@@ -115,6 +117,14 @@ def decode(out: np.ndarray, scale: float, threshold: float = 0.2) -> list[tuple[
     return found
 
 
+def judge(score: float, probs) -> tuple[bool, bool]:
+    """(keep the detection, cocked) from its centre score and the face model's 8 outputs."""
+    p_die = 1 - float(probs[0])
+    cocked = bool(probs[7] >= COCKED_P)
+    keep = score * p_die >= MIN_SCORE or (score >= SURE_CENTRE and p_die >= SURE_DIE_P and not cocked)
+    return keep, cocked
+
+
 def _iou(a, b) -> float:
     x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
     inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
@@ -168,7 +178,8 @@ class DiceReader:
         cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)
         return np.concatenate([probs, cocked], axis=1)
 
-    def read(self, img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
+    def candidates(self, img: np.ndarray, die_px: float | None = None) -> list[tuple[float, list[float], np.ndarray]]:
+        """Every detection, one per die, before `judge`: (centre score, box, `classify`'s probabilities)."""
         _check(img)
         h, w = img.shape[:2]
         if die_px is not None:
@@ -189,14 +200,20 @@ class DiceReader:
             if all(_iou(b, k[1]) < 0.45 for k in kept):
                 kept.append((s, b))
         probs = self.classify(img, [b for _, b in kept])
+        return [(s, b, p) for (s, b), p in zip(kept, probs)]
+
+    def read(self, img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
+        _check(img)
+        h, w = img.shape[:2]
         out = []
-        for (s, b), p in zip(kept, probs):
-            p_die = 1 - float(p[0])
-            if s * p_die < MIN_SCORE and not (s >= SURE_CENTRE and p_die >= SURE_DIE_P):
+        for s, b, p in self.candidates(img, die_px):
+            keep, cocked = judge(s, p)
+            if not keep:
                 continue
+            p_die = 1 - float(p[0])
             face = int(np.argmax(p[1:7])) + 1
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3]))
-            out.append(DieReading(face, box, bool(p[7] >= COCKED_P), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
+            out.append(DieReading(face, box, cocked, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
                                   round(s * p_die, 4)))
         return out
 

@@ -50,6 +50,7 @@ class Pool:
 
     def __init__(self, real: Path | None, part: str, build: Path) -> None:
         self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
+        self.tile_share = TILE_SHARE
         #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
         self.tiles: list[tuple[int, list[float]]] = []
         if real is not None:
@@ -249,7 +250,7 @@ def face_sample(pool: Pool, rng: np.random.Generator):
         index, box = pool.hard[kind][int(rng.integers(len(pool.hard[kind])))]
         img = pool.items[kind][index][0]
         label, cocked = 0, -1.0
-    elif pool.tiles and r < 0.12 + TILE_SHARE:  # part of a face-up tile, die-sized or as big as a cocked die
+    elif pool.tiles and r < 0.12 + pool.tile_share:  # part of a face-up tile, die-sized or as big as a cocked die
         index, (x1, y1, x2, y2) = pool.tiles[int(rng.integers(len(pool.tiles)))]
         img, dice, die_px = pool.items["table"][index]
         tw, th = x2 - x1, y2 - y1
@@ -308,7 +309,7 @@ def face_sample(pool: Pool, rng: np.random.Generator):
 
 
 def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
-               lr: float = 3e-3) -> None:
+               lr: float = 3e-3, cocked_weight: float = 2.0) -> None:
     torch.manual_seed(seed)
     net = FaceNet()
     if init is not None:
@@ -326,7 +327,7 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
         y = net(x)
         l_face = F.cross_entropy(y[:, :7], label, label_smoothing=0.02)
         m = cocked >= 0
-        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m], pos_weight=torch.tensor(2.0))
+        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m], pos_weight=torch.tensor(cocked_weight))
                   if m.any() else y.sum() * 0)
         loss = l_face + l_cock
         opt.zero_grad()
@@ -453,12 +454,17 @@ if __name__ == "__main__":
                     "or the .onnx itself (BatchNorm then stays frozen)")
     ap.add_argument("--kinds", default="real,tray,table", help="mine: the kinds of pictures to mine")
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--tile-share", type=float, default=TILE_SHARE,
+                    help="face: share of samples cut from face-up tiles in the table views")
+    ap.add_argument("--cocked-weight", type=float, default=2.0,
+                    help="face: weight of a cocked die in the cocked loss (cocked dice are rare, R18)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
+    pool.tile_share = args.tile_share
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
         mine(pool, args.out, args.build, args.kinds.split(","))
     elif args.model == "detector":
         train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
     else:
-        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr)
+        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr, args.cocked_weight)

@@ -1,0 +1,190 @@
+"""Where the dice reader goes wrong on the bench's rendered table scenes, by kind of mistake.
+
+    python models/dice/scene_errors.py [--seed 0] [--count 510] [--cache DIR] [--models DIR] [--show OUT]
+
+Renders the scenes `companion bench scenes` renders (same seeds, same levels), warps each to the
+top-down view of the square that `scene.analyse` gives the reader, and reads the dice there. The
+views and their truth are cached (`--cache`, default build/scenes-<seed>-<count>), so a second run
+only reads. Prints the bench's "dice exact" and "no dice seen when none" per level and counts
+per mistake: a die missed, a die read where there is none (on a face-up tile or elsewhere), a
+flat die read with the wrong face, a flat die flagged cocked, a cocked die not flagged.
+`--show OUT` writes the views with mistakes drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision import dice as reader
+
+HERE = Path(__file__).parent
+MATCH_IOU = 0.3  # a reading is of a labelled die when their boxes overlap this much
+
+
+def _box(pts: np.ndarray) -> list[float]:
+    return [float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())]
+
+
+def render_views(seed: int, count: int, cache: Path) -> list[dict]:
+    """The bench's scenes as the reader sees them: [{name, level, die_px, dice, tiles}], views as PNGs."""
+    from companion.vision.calibrate import from_markers
+    from companion.vision.geometry import TableLayout
+    from companion.vision.render.draw import render
+    from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
+    from companion.vision.scene import DICE_PX_PER_CM, SceneSettings
+
+    index = cache / "index.json"
+    if index.exists():
+        return json.loads(index.read_text())
+    cache.mkdir(parents=True, exist_ok=True)
+    per = max(1, count // len(LEVELS))
+    out, t0 = [], time.time()
+    for level in LEVELS:
+        for i in range(per):
+            sc = random_scene(seed + i, level)
+            image, pixels = render(sc)
+            cal = from_markers(image)
+            if cal is None or not cal.calibrated:
+                print(f"{level} {seed + i}: not calibrated, left out", file=sys.stderr)
+                continue
+            s = SceneSettings(scene_variant(sc.truth["variant"]))
+            layout = TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile)
+            # as scene._table warps (the block after "# dice: inside the walls")
+            k = DICE_PX_PER_CM
+            cx, cy = layout.centre
+            r = layout.inner - 0.3
+            n_px = int(2 * r * k)
+            A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])
+            M = np.linalg.inv(A) @ cal.H
+            view = cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR)
+            dice = []
+            for d in pixels["dice"]:
+                pts = cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2)
+                dice.append({"face": d["face"], "cocked": d["cocked"], "box": _box(pts)})
+            tiles = []
+            for t in pixels["tiles"]:
+                x1, y1, x2, y2 = t["box"]
+                pts = cv2.perspectiveTransform(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]).reshape(-1, 1, 2),
+                                               M).reshape(-1, 2)
+                tiles.append([round(v, 1) for v in _box(pts)])
+            name = f"{level}-{seed + i:05d}.png"
+            cv2.imwrite(str(cache / name), view)
+            out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * k, "dice": dice, "tiles": tiles,
+                        "truth_dice": sc.truth["dice"]})
+            if len(out) % 50 == 0:
+                print(f"  rendered {len(out)}/{per * len(LEVELS)} ({time.time() - t0:.0f} s)", file=sys.stderr)
+    index.write_text(json.dumps(out))
+    return out
+
+
+def candidates(rd: reader.DiceReader, view: np.ndarray, die_px: float) -> list[dict]:
+    """Every detection before the keep rule: centre score, box and the face model's probabilities."""
+    return [{"s": s, "box": b, "p": p.tolist()} for s, b, p in rd.candidates(view, die_px)]
+
+
+def tile_cover(box, tiles) -> float:
+    """How much of the box lies on face-up tiles (0..1)."""
+    area = max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
+    best = 0.0
+    for t in tiles:
+        w = max(0.0, min(box[2], t[2]) - max(box[0], t[0]))
+        h = max(0.0, min(box[3], t[3]) - max(box[1], t[1]))
+        best = max(best, w * h / area)
+    return best
+
+
+def judge(scene: dict, readings: list[dict]) -> tuple[bool, Counter]:
+    """(bench's exact verdict, mistakes by kind) for one view; readings: [{face, cocked, box}]."""
+    got = sorted((d["face"] if not d["cocked"] else 0, d["cocked"]) for d in readings)
+    want = sorted((d["face"] if not d["cocked"] else 0, d["cocked"]) for d in scene["truth_dice"])
+    kinds: Counter = Counter()
+    used: set[int] = set()
+    for d in readings:
+        best, j = 0.0, -1
+        for i, t in enumerate(scene["dice"]):
+            if i not in used and (v := reader._iou(d["box"], t["box"])) > best:
+                best, j = v, i
+        if best < MATCH_IOU:
+            kinds["spurious on a tile" if tile_cover(d["box"], scene["tiles"]) > 0.3 else "spurious elsewhere"] += 1
+            continue
+        used.add(j)
+        t = scene["dice"][j]
+        if t["cocked"] and not d["cocked"]:
+            kinds["cocked not flagged"] += 1
+        elif not t["cocked"] and d["cocked"]:
+            kinds["flat flagged cocked"] += 1
+        elif not t["cocked"] and d["face"] != t["face"]:
+            kinds["wrong face"] += 1
+    kinds["missed"] += sum(1 for i in range(len(scene["dice"])) if i not in used)
+    return got == want, +kinds
+
+
+def keep(c: dict) -> dict | None:
+    """The reader's verdict (`dice.judge`) on one candidate: a reading, or None when dropped."""
+    ok, cocked = reader.judge(c["s"], c["p"])
+    return {"face": int(np.argmax(c["p"][1:7])) + 1, "cocked": cocked, "box": c["box"]} if ok else None
+
+
+def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> dict:
+    levels: dict[str, list[int]] = {}
+    kinds: Counter = Counter()
+    for sc, rs in zip(scenes, all_readings):
+        ok, k = judge(sc, rs)
+        key = sc["level"] + (" dice" if sc["truth_dice"] else " none")
+        levels.setdefault(key, [0, 0])
+        levels[key][0] += ok
+        levels[key][1] += 1
+        kinds.update(k)
+    print(title)
+    for key in sorted(levels):
+        c, n = levels[key]
+        print(f"  {key:12} {100 * c / n:6.2f} % ({c}/{n})")
+    print("  mistakes: " + (", ".join(f"{k} {v}" for k, v in kinds.most_common()) or "none"))
+    return {"levels": levels, "kinds": dict(kinds)}
+
+
+def show(scenes, all_readings, cache: Path, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for sc, rs in zip(scenes, all_readings):
+        ok, _ = judge(sc, rs)
+        if ok:
+            continue
+        img = cv2.imread(str(cache / sc["name"]))
+        for t in sc["dice"]:
+            b = [int(v) for v in t["box"]]
+            cv2.rectangle(img, b[:2], b[2:], (0, 200, 0), 1)
+            cv2.putText(img, f"{t['face']}{'c' if t['cocked'] else ''}", (b[0], b[3] + 10), 0, 0.35, (0, 160, 0), 1)
+        for d in rs:
+            b = [int(v) for v in d["box"]]
+            cv2.rectangle(img, b[:2], b[2:], (0, 0, 255), 1)
+            cv2.putText(img, f"{d['face']}{'c' if d['cocked'] else ''}", (b[0], b[1] - 2), 0, 0.35, (0, 0, 255), 1)
+        cv2.imwrite(str(out / sc["name"]), img)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--count", type=int, default=510)
+    ap.add_argument("--cache", type=Path)
+    ap.add_argument("--models", type=Path, help="folder with dice_detect.onnx and dice_face.onnx")
+    ap.add_argument("--show", type=Path, help="write the views with mistakes drawn into this folder")
+    ap.add_argument("--dump", type=Path, help="write every candidate (score, box, probabilities) as JSON")
+    args = ap.parse_args()
+    cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}"
+    scenes = render_views(args.seed, args.count, cache)
+    rd = reader.DiceReader(args.models)
+    cands = [candidates(rd, cv2.imread(str(cache / sc["name"])), sc["die_px"]) for sc in scenes]
+    readings = [[r for c in cs if (r := keep(c))] for cs in cands]
+    report(scenes, readings, f"{len(scenes)} scenes from seed {args.seed}: dice exact / none seen")
+    if args.dump:
+        args.dump.write_text(json.dumps(cands))
+    if args.show:
+        show(scenes, readings, cache, args.show)
