@@ -153,8 +153,8 @@ class VisionSettings(_Section):
     still_threshold: float = 2.0
     #: record dice read by the camera as throws (source "camera"); off when only the dice box is used
     read_dice: bool = True
-    #: read the face-up tiles of each still scene for the live view (about half a second a scene
-    #: on a 2-core machine; off on a slow board, the other checks do not need them)
+    #: read the face-up tiles of each still scene for the live view (0.15-0.5 s a scene on a
+    #: 2-core machine; off on a slow board, the other checks do not need them)
     read_tiles: bool = True
     #: warn when this many live tiles or fewer remain
     warn_tiles_left: int = 14
