@@ -98,10 +98,27 @@ def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
         long, short = max(x2 - x1, y2 - y1) / k, min(x2 - x1, y2 - y1) / k
         if not (TILE_FIT[0] * tile.depth <= long <= TILE_FIT[1] * tile.depth and short >= TILE_FIT[0] * tile.width):
             continue  # not a tile's size: half a tile found on its own, or something larger
-        corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), back).reshape(-1, 2)
-        box = [*corners.min(0), *corners.max(0)]
-        out.append({"tile": t.tile, "box": [round(float(v), 1) for v in box], "score": round(t.score, 3)})
+        out.append({"tile": t.tile, "box": box_through(t.box, back), "score": round(t.score, 3)})
     return out, None
+
+
+def box_through(box, H: np.ndarray) -> list[float]:
+    """The pixel box [x1, y1, x2, y2] around a box's four corners carried through homography H."""
+    x1, y1, x2, y2 = box
+    corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), H).reshape(-1, 2)
+    return [round(float(v), 1) for v in (*corners.min(0), *corners.max(0))]
+
+
+def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout) -> tuple[np.ndarray, np.ndarray]:
+    """The top-down view of the square inside the walls that the dice reader gets (DICE_PX_PER_CM),
+    and the homography from image pixels to view pixels (the training scripts warp the same way)."""
+    cx, cy = layout.centre
+    r = layout.inner - 0.3
+    k = DICE_PX_PER_CM
+    A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
+    M = np.linalg.inv(A) @ cal.H
+    n_px = int(2 * r * k)
+    return cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR), M
 
 
 def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
@@ -250,20 +267,10 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     }
 
     # dice: inside the walls (R18), read on a finer top-down view of the square
-    cx, cy = layout.centre
-    r = layout.inner - 0.3
-    k = DICE_PX_PER_CM
-    n_px = int(2 * r * k)
-    A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
-    M = np.linalg.inv(A) @ cal.H  # image px -> view px
-    view = cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR)
-    dice = []
-    for d in find_dice(view, die_px=s.die_cm * 1.03 * k):
-        x1, y1, x2, y2 = d.box
-        corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]),
-                                           np.linalg.inv(M)).reshape(-1, 2)
-        box = [*corners.min(0), *corners.max(0)]
-        dice.append({"face": d.face, "box": [round(float(v), 1) for v in box], "cocked": d.cocked})
+    view, M = dice_view(image, cal, layout)
+    back = np.linalg.inv(M)
+    dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked}
+            for d in find_dice(view, die_px=s.die_cm * 1.03 * DICE_PX_PER_CM)]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table
     kk = marker_reader.PX_PER_CM

@@ -29,10 +29,6 @@ HERE = Path(__file__).parent
 MATCH_IOU = 0.3  # a reading is of a labelled die when their boxes overlap this much
 
 
-def _box(pts: np.ndarray) -> list[float]:
-    return [float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())]
-
-
 def render_views(seed: int, count: int, cache: Path) -> list[dict]:
     """The bench's scenes as the reader sees them: [{name, level, die_px, dice, tiles}], views as PNGs."""
     from companion.vision.calibrate import from_markers
@@ -40,6 +36,7 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
     from companion.vision.render.draw import render
     from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
     from companion.vision.scene import DICE_PX_PER_CM, SceneSettings
+    from synth import view_truth
 
     index = cache / "index.json"
     if index.exists():
@@ -56,28 +53,10 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
                 print(f"{level} {seed + i}: not calibrated, left out", file=sys.stderr)
                 continue
             s = SceneSettings(scene_variant(sc.truth["variant"]))
-            layout = TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile)
-            # as scene._table warps (the block after "# dice: inside the walls")
-            k = DICE_PX_PER_CM
-            cx, cy = layout.centre
-            r = layout.inner - 0.3
-            n_px = int(2 * r * k)
-            A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])
-            M = np.linalg.inv(A) @ cal.H
-            view = cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR)
-            dice = []
-            for d in pixels["dice"]:
-                pts = cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2)
-                dice.append({"face": d["face"], "cocked": d["cocked"], "box": _box(pts)})
-            tiles = []
-            for t in pixels["tiles"]:
-                x1, y1, x2, y2 = t["box"]
-                pts = cv2.perspectiveTransform(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]).reshape(-1, 1, 2),
-                                               M).reshape(-1, 2)
-                tiles.append([round(v, 1) for v in _box(pts)])
+            view, dice, tiles = view_truth(image, pixels, cal, TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile))
             name = f"{level}-{seed + i:05d}.png"
             cv2.imwrite(str(cache / name), view)
-            out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * k, "dice": dice, "tiles": tiles,
+            out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * DICE_PX_PER_CM, "dice": dice, "tiles": tiles,
                         "truth_dice": sc.truth["dice"]})
             if len(out) % 50 == 0:
                 print(f"  rendered {len(out)}/{per * len(LEVELS)} ({time.time() - t0:.0f} s)", file=sys.stderr)

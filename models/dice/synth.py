@@ -30,7 +30,7 @@ from companion.vision.render.dice import DieLook, die_cuboid, die_faces, paint_d
 from companion.vision.render.draw import Cuboid, make_view, render
 from companion.vision.render.scene import Camera, Die
 from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
-from companion.vision.scene import DICE_PX_PER_CM
+from companion.vision.scene import DICE_PX_PER_CM, box_through, dice_view
 
 
 def _box(pts: np.ndarray) -> list[float]:
@@ -82,6 +82,19 @@ def _stand_in_tiles():
         tile_look._tile_art = art
 
 
+def view_truth(image: np.ndarray, truth: dict, cal, layout: TableLayout):
+    """The dice reader's view of a rendered table (`scene.dice_view`), the true dice boxes on it
+    ({face, cocked, box}) and the face-up tiles' boxes lying in it (the things that are not dice)."""
+    view, M = dice_view(image, cal, layout)
+    dice = [{"face": d["face"], "cocked": d["cocked"],
+             "box": _box(cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2))}
+            for d in truth["dice"]]
+    n_px = view.shape[0]
+    tiles = [b for b in (box_through(t["box"], M) for t in truth["tiles"])
+             if b[2] > 0 and b[3] > 0 and b[0] < n_px and b[1] < n_px]
+    return view, dice, tiles
+
+
 def table_view(seed: int, level: str | None = None):
     """One rendered table, as the top-down view of the square the dice reader gets, and its dice."""
     rng = np.random.default_rng([seed, 7])
@@ -96,26 +109,8 @@ def table_view(seed: int, level: str | None = None):
     cal = from_markers(image)
     if cal is None or not cal.calibrated:
         return None
-    k = DICE_PX_PER_CM
-    cx, cy = layout.centre
-    r = layout.inner - 0.3
-    n_px = int(2 * r * k)
-    A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])
-    M = np.linalg.inv(A) @ cal.H
-    view = cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR)
-    dice = []
-    for d in truth["dice"]:
-        pts = cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2)
-        dice.append({"face": d["face"], "cocked": d["cocked"], "box": _box(pts)})
-    tiles = []
-    for t in truth["tiles"]:  # face-up tiles (discards): not dice
-        x1, y1, x2, y2 = t["box"]
-        pts = cv2.perspectiveTransform(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]).reshape(-1, 1, 2),
-                                       M).reshape(-1, 2)
-        box = _box(pts)
-        if box[2] > 0 and box[3] > 0 and box[0] < n_px and box[1] < n_px:
-            tiles.append([round(v, 1) for v in box])
-    return view, dice, {"die_px": 1.8 * 1.03 * k, "level": level, "tiles": tiles,
+    view, dice, tiles = view_truth(image, truth, cal, layout)
+    return view, dice, {"die_px": 1.8 * 1.03 * DICE_PX_PER_CM, "level": level, "tiles": tiles,
                         "look": "stand-in" if stand_in else "art"}
 
 
