@@ -203,6 +203,7 @@ class DiceReader:
         return [(s, b, p) for (s, b), p in zip(kept, probs)]
 
     def read(self, img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
+        """The dice in a BGR picture: the `candidates` that `judge` keeps, with face and cocked flag."""
         _check(img)
         h, w = img.shape[:2]
         out = []
