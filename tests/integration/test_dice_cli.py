@@ -34,7 +34,9 @@ def test_the_default_services_run_the_virtual_box_through_the_reader_and_the_das
         record = wait_for(lambda: [r for r in services.table.records() if r.type == "dice"], what="the roll")[0]
         ev = record.to_json()
         assert ev["source"] == "sim" and ev["seq"] == 1 and len(ev["faces"]) == 2 and ev["boot_id"]
-        status = services.hub.status["dice"]
+        # the link counts the roll just after the table has recorded it: wait for the status to say so
+        status = wait_for(lambda: (services.hub.status["dice"] if services.hub.status["dice"].get("rolls_recorded")
+                                   else None), what="the status to count the roll")
         assert status["kind"] == "sim" and status["connected"] and status["rolls_recorded"] == 1
         assert services.table.state.throws == [ev["faces"]]  # East's throw (R17)
     finally:
