@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from companion.vision.tiles.dataset import parse_label_lines
+from companion.vision.tiles.dataset import parse_labels
 from companion.vision.tiles.metrics import Score, iou_matrix, match
 
 T = np.float32([[0, 0, 10, 10], [20, 0, 30, 10]])
@@ -33,6 +33,7 @@ def test_perfect_image():
 
 
 def test_label_lines_boxes_and_polygons():
-    boxes, classes = parse_label_lines(["1 0.5 0.5 0.2 0.4", "4 0.1 0.1 0.3 0.1 0.3 0.2 0.1 0.2"], 100, 200)
+    boxes, classes, polygon = parse_labels(["1 0.5 0.5 0.2 0.4", "4 0.1 0.1 0.3 0.1 0.3 0.2 0.1 0.2"], 100, 200)
     np.testing.assert_allclose(boxes, [[40, 60, 60, 140], [10, 20, 30, 40]], atol=1e-4)
     assert list(classes) == [0, 27]  # sc1 -> 1m, hwe -> 1z
+    assert list(polygon) == [False, True]

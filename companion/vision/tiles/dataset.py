@@ -31,14 +31,9 @@ class LabelledImage:
     polygon: np.ndarray | None = None
 
 
-def parse_label_lines(lines: list[str], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Parse YOLO lines into pixel boxes and our class indices (polygons -> min/max box)."""
-    boxes, classes, _ = parse_labels(lines, width, height)
-    return boxes, classes
-
-
 def parse_labels(lines: list[str], width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Like parse_label_lines, plus a flag per label: True where it was a polygon."""
+    """Parse YOLO lines into pixel boxes, our class indices (polygons -> min/max box) and a flag
+    per label: True where it was a polygon."""
     boxes, classes, polygon = [], [], []
     for line in lines:
         parts = line.split()
