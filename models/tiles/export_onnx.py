@@ -1,11 +1,15 @@
 """Export trained weights to the ONNX files the package ships (opset 17, float32).
 
     python models/tiles/export_onnx.py --det tiles-det.pt --cls tiles-cls.pt --out companion/vision/tiles/weights
+
+Either network may be left out: the other one's ONNX file is then copied from `--keep-from`
+(default: the shipped weights), so a new detector can be tried with the shipped classifier.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 import torch
@@ -17,22 +21,31 @@ PACKAGE_WEIGHTS = Path(__file__).resolve().parents[2] / "companion" / "vision" /
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--det", required=True)
-    ap.add_argument("--cls", required=True)
+    ap.add_argument("--det", help="detector weights (.pt); left out: copied from --keep-from")
+    ap.add_argument("--cls", help="classifier weights (.pt); left out: copied from --keep-from")
     ap.add_argument("--out", default=str(PACKAGE_WEIGHTS))
+    ap.add_argument("--keep-from", default=str(PACKAGE_WEIGHTS), help="folder whose ONNX files fill in a left-out network")
     args = ap.parse_args()
-    out = Path(args.out)
+    if not (args.det or args.cls):
+        ap.error("give --det, --cls or both")
+    out, keep = Path(args.out), Path(args.keep_from)
     out.mkdir(parents=True, exist_ok=True)
-    det = TileDetector()
-    det.load_state_dict(torch.load(args.det, map_location="cpu"))
-    cls = TileClassifier()
-    cls.load_state_dict(torch.load(args.cls, map_location="cpu"))
-    det.eval(), cls.eval()
-    torch.onnx.export(DetectorExport(det).eval(), torch.zeros(1, 3, DET_SIZE, DET_SIZE), out / "tile_detector.onnx",
-                      input_names=["image"], output_names=["heat", "size", "offset"], opset_version=17, dynamo=False)
-    torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, CLS_SIZE, CLS_SIZE), out / "tile_classifier.onnx",
-                      input_names=["crops"], output_names=["probs", "embedding"], opset_version=17,
-                      dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}, "embedding": {0: "n"}}, dynamo=False)
+    nets = {  # file: (weights, network, export wrapper, example input, ONNX names and axes)
+        "tile_detector.onnx": (args.det, TileDetector, DetectorExport, torch.zeros(1, 3, DET_SIZE, DET_SIZE),
+                               {"input_names": ["image"], "output_names": ["heat", "size", "offset"]}),
+        "tile_classifier.onnx": (args.cls, TileClassifier, ClassifierExport, torch.zeros(2, 3, CLS_SIZE, CLS_SIZE),
+                                 {"input_names": ["crops"], "output_names": ["probs", "embedding"],
+                                  "dynamic_axes": {"crops": {0: "n"}, "probs": {0: "n"}, "embedding": {0: "n"}}}),
+    }
+    for name, (weights, net_class, wrapper, example, names) in nets.items():
+        if weights:
+            net = net_class()
+            net.load_state_dict(torch.load(weights, map_location="cpu"))
+            torch.onnx.export(wrapper(net.eval()).eval(), example, out / name, opset_version=17, dynamo=False, **names)
+        elif keep.resolve() != out.resolve():
+            shutil.copy(keep / name, out / name)
+    if (keep / "tile_models.json").exists() and not (out / "tile_models.json").exists():
+        shutil.copy(keep / "tile_models.json", out / "tile_models.json")  # run-time settings; calibrate.py re-fits them
     for f in ("tile_detector.onnx", "tile_classifier.onnx"):
         print(f, (out / f).stat().st_size // 1024, "KiB")
 
