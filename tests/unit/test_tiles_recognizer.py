@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -116,6 +117,29 @@ def test_a_taught_set_names_the_tiles(rec, monkeypatch):
     monkeypatch.setattr(rec, "taught", only_9s)
     tiles = rec.recognize(img)
     assert tiles and {t.tile for t in tiles} == {"9s"}
+
+
+def test_a_taught_set_detects_at_its_own_threshold_unless_one_is_given(rec, monkeypatch):
+    img = read_image(FIXTURES / "images" / "real_3.jpg")
+    plain = len(rec.detect(img)[0])
+    lenient = TaughtSet(np.zeros((128, 1), np.float32), np.float32([0]), ["1m"], threshold=0.05)
+    monkeypatch.setattr(rec, "taught", lenient)
+    assert len(rec.detect(img)[0]) > plain
+    strict = TileRecognizer(threshold=rec.threshold, taught=lenient)  # a threshold given wins
+    assert len(strict.detect(img)[0]) == plain
+
+
+def test_teach_cli_fits_and_saves_a_set_with_its_own_threshold(tmp_path, monkeypatch):
+    from companion.vision.tiles.synth import layout_photo
+
+    img, _, _ = layout_photo(np.random.default_rng(2), art="abstract")  # a design the models never saw
+    cv2.imwrite(str(tmp_path / "layout.png"), img)
+    monkeypatch.setenv("COMPANION_TAUGHT_SET", str(tmp_path / "set.npz"))
+    res = CliRunner().invoke(main, ["teach", str(tmp_path / "layout.png")])
+    assert res.exit_code == 0, res.output
+    assert "taught 42 tiles from 1 photo(s)" in res.output and "detection threshold" in res.output
+    taught = TaughtSet.load()
+    assert len(taught.codes) == 42 and 0.15 <= taught.threshold < 0.4
 
 
 def test_teach_cli_writes_the_sheet(tmp_path):

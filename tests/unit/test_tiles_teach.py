@@ -3,9 +3,18 @@
 import numpy as np
 import pytest
 
-from companion.vision.tiles.sheet import layout_sheet_svg
 from companion.vision.tiles.codes import TILE_CODES
-from companion.vision.tiles.teach import LAYOUT_ROWS, TaughtSet, TeachError, assign_layout, fit_head
+from companion.vision.tiles.sheet import layout_sheet_svg
+from companion.vision.tiles.teach import (
+    LAYOUT_ROWS,
+    TAUGHT_THRESHOLD_FLOOR,
+    TaughtSet,
+    TeachError,
+    assign_layout,
+    fit_head,
+    slot_scores,
+    taught_threshold,
+)
 
 
 def grid_boxes(rows, rng):
@@ -70,6 +79,28 @@ def test_fit_head_separates_classes_and_set_roundtrips(tmp_path, monkeypatch):
     back = TaughtSet.load()
     np.testing.assert_allclose(back.predict_proba(emb), ts.predict_proba(emb), rtol=1e-5)
     assert back.codes == ts.codes
+
+
+def test_taught_set_keeps_its_threshold_and_old_files_load_without_one(tmp_path):
+    ts = TaughtSet(np.eye(128, 2, dtype=np.float32), np.float32([0, 0]), ["1m", "2m"], threshold=0.22)
+    assert TaughtSet.load(ts.save(tmp_path / "new.npz")).threshold == pytest.approx(0.22)
+    np.savez(tmp_path / "old.npz", weights=ts.weights, bias=ts.bias, codes=np.array(ts.codes), info=np.array("{}"))
+    old = TaughtSet.load(tmp_path / "old.npz")
+    assert old.threshold is None and old.codes == ["1m", "2m"]
+
+
+def test_slot_scores_take_the_best_detection_centred_in_each_slot():
+    boxes = np.float32([[0, 0, 10, 10], [2, 2, 8, 8], [100, 0, 110, 10]])
+    scores = np.float32([0.3, 0.7, 0.5])
+    slots = [np.float32([0, 0, 12, 12]), np.float32([50, 0, 60, 10]), np.float32([98, 0, 112, 12])]
+    np.testing.assert_allclose(slot_scores(boxes, scores, slots), [0.7, 0.0, 0.5])
+
+
+def test_taught_threshold_is_lower_for_a_design_the_detector_is_unsure_of():
+    certain, sure, unsure, lost = np.full(42, 1.0), np.full(42, 0.9), np.full(42, 0.5), np.full(42, 0.1)
+    assert taught_threshold(certain, 0.4) == 0.4        # never above the shipped threshold
+    assert taught_threshold(unsure, 0.4) < taught_threshold(sure, 0.4) <= 0.4  # a new design: look harder
+    assert taught_threshold(lost, 0.4) == TAUGHT_THRESHOLD_FLOOR
 
 
 def test_damaged_set_gives_a_clear_error(tmp_path):

@@ -40,7 +40,8 @@ def run(scenes: int = 100, seed: int = 1, photos: int = 1, art: str = "riichi", 
     teach_s = time.perf_counter() - t0
     test_rng = np.random.default_rng(seed + 1000)
     frames = [table_scene(test_rng, art=art) for _ in range(scenes)]
-    out = {"teach_seconds": teach_s, "taught_via": how, "scenes": scenes, "tiles": sum(len(c) for _, _, c in frames)}
+    out = {"teach_seconds": teach_s, "taught_via": how, "scenes": scenes, "tiles": sum(len(c) for _, _, c in frames),
+           "threshold": {"shipped": rec.shipped_threshold, "taught": taught.threshold}}
     for name, t in (("before (shipped)", None), ("after teaching", taught)):
         rec.taught = t
         s, right, n = Score(), 0, 0
@@ -67,6 +68,9 @@ def teach_bench(scenes, photos, seed):
     r = run(scenes, seed, photos, log=click.echo)
     click.echo(f"unseen design: riichi SVG art (+ procedural flowers/seasons); {r['scenes']} frames, {r['tiles']} tiles; "
                f"taught via {r['taught_via']} in {r['teach_seconds']:.1f} s")
+    t = r["threshold"]
+    if t["taught"] is not None:
+        click.echo(f"detection threshold: shipped {t['shipped']:.2f}, taught set {t['taught']:.2f}")
     head = f"{'':<18}{'P':>7}{'R':>7}{'F1':>7}{'all right':>12}{'crop acc':>10}"
     click.echo(head + "\n" + "-" * len(head))
     for k in ("before (shipped)", "after teaching"):

@@ -156,7 +156,8 @@ class TileRecognizer:
     """Load the models once, then `recognize(image)` as often as needed.
 
     `taught`: a TaughtSet (see companion.vision.tiles.teach) whose head names the crops
-    instead of the shipped classifier's; None uses the shipped classifier.
+    instead of the shipped classifier's; None uses the shipped classifier. A photo read as
+    one window is then also detected at the set's own threshold, unless `threshold` is given.
     """
 
     def __init__(self, folder: str | os.PathLike | None = None, threshold: float | None = None,
@@ -165,7 +166,9 @@ class TileRecognizer:
         self.detector = models.session(d / models.DETECTOR_FILE, threads)
         self.classifier = models.session(d / models.CLASSIFIER_FILE, threads)
         cfg = models.settings(d)
-        self.threshold = cfg["threshold"] if threshold is None else threshold
+        self.shipped_threshold = float(cfg["threshold"])
+        self.threshold = self.shipped_threshold if threshold is None else threshold
+        self._threshold_given = threshold is not None
         self.box_scale = tuple(cfg["box_scale"])
         self.rotate_tta = bool(cfg["rotate_tta"])
         self.contain = float(cfg["contain"])
@@ -190,7 +193,7 @@ class TileRecognizer:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
         if tile_px is None:
-            boxes, scores = self._detect_window(image, self.threshold)
+            boxes, scores = self._detect_window(image, self._photo_threshold())
         else:
             side = max(8, int(round(tile_px * self.det_size / self.window_tile_px)))
             boxes, scores = self._detect_windows(image, side, int(round(WINDOW_OVERLAP_TILES * tile_px)))
@@ -200,6 +203,12 @@ class TileRecognizer:
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes, scores
+
+    def _photo_threshold(self) -> float:
+        """The threshold for a picture read as one window: a taught set's own, where it has one."""
+        if self.taught is not None and self.taught.threshold is not None and not self._threshold_given:
+            return min(self.threshold, self.taught.threshold)
+        return self.threshold
 
     def _detect_window(self, window: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """Detector peaks in one window, stretched to the detector's square input."""

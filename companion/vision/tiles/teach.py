@@ -13,7 +13,9 @@ The players lay one of each tile face-up in five rows, as the printed sheet show
 and take one or more photos from above. The detector finds the 42 (or 34) faces, they are
 sorted into rows by height and named by position, each crop is jittered into a few dozen
 views, and a softmax head is fitted on the classifier's 128-d embeddings of those views
-(seconds on a Pi; the shipped networks are unchanged). The head is saved as an .npz in
+(seconds on a Pi; the shipped networks are unchanged). The detector is less sure of a
+design it never saw, so the set also keeps a detection threshold of its own, read from the
+detector's scores in the layout photo (`taught_threshold`). The set is saved as an .npz in
 the user's data folder and `companion recognize` uses it until it is forgotten.
 """
 
@@ -40,6 +42,11 @@ LAYOUT_ROWS: tuple[tuple[str, ...], ...] = (
 )
 VIEWS_PER_TILE = 32
 LAYOUT_THRESHOLD = 0.3
+#: a taught set's detection threshold: this share of its tiles' median detector score in the
+#: layout photo, never above the shipped threshold and never below TAUGHT_THRESHOLD_FLOOR
+#: (the share was chosen on `companion bench teach --seed 3`, see the model card)
+TAUGHT_SCORE_SHARE = 0.4
+TAUGHT_THRESHOLD_FLOOR = 0.15
 
 
 class TeachError(CompanionError, ValueError):
@@ -63,6 +70,8 @@ class TaughtSet:
     weights: np.ndarray  # (128, K)
     bias: np.ndarray     # (K,)
     codes: list[str]
+    #: detection threshold for this set (None: the shipped one; see `taught_threshold`)
+    threshold: float | None = None
     info: dict = field(default_factory=dict)
 
     def predict_proba(self, emb: np.ndarray) -> np.ndarray:
@@ -76,6 +85,7 @@ class TaughtSet:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, weights=self.weights, bias=self.bias, codes=np.array(self.codes),
+                 threshold=np.float32(np.nan if self.threshold is None else self.threshold),
                  info=np.array(repr(self.info)))
         os.replace(tmp, path)
         return path
@@ -88,7 +98,9 @@ class TaughtSet:
             return None
         try:
             with np.load(path, allow_pickle=False) as z:
-                return cls(z["weights"], z["bias"], [str(c) for c in z["codes"]], {"file": str(path)})
+                t = float(z["threshold"]) if "threshold" in z.files else math.nan  # sets taught before it had one
+                return cls(z["weights"], z["bias"], [str(c) for c in z["codes"]],
+                           threshold=None if math.isnan(t) else t, info={"file": str(path)})
         except Exception as exc:
             raise CompanionError(f"taught tile set {path} is damaged ({exc}); run `companion teach --forget`") from exc
 
@@ -203,19 +215,40 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, k: int, l2: float = 1e-3, step
     return w, b
 
 
+def slot_scores(boxes: np.ndarray, scores: np.ndarray, slots: list[np.ndarray]) -> np.ndarray:
+    """Per layout slot, the best detection score centred in it (0 where the tile was missed)."""
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    out = np.zeros(len(slots), np.float32)
+    for i, (x1, y1, x2, y2) in enumerate(slots):
+        inside = (x1 <= cx) & (cx <= x2) & (y1 <= cy) & (cy <= y2)
+        out[i] = scores[inside].max() if inside.any() else 0.0
+    return out
+
+
+def taught_threshold(scores: np.ndarray, shipped: float) -> float:
+    """The detection threshold for a set whose layout tiles scored `scores` (see TAUGHT_SCORE_SHARE)."""
+    return float(np.clip(TAUGHT_SCORE_SHARE * np.median(scores), TAUGHT_THRESHOLD_FLOOR, shipped))
+
+
 def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
-    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit."""
-    labelled = []
-    saved = recognizer.threshold
+    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit, and
+    keep a detection threshold for the set."""
+    labelled, scores = [], []
+    saved_threshold, saved_taught = recognizer.threshold, recognizer.taught
     # the layout's structure is known, so look harder: extra boxes are merged or dropped by row
-    recognizer.threshold = min(saved, LAYOUT_THRESHOLD)
+    recognizer.threshold, recognizer.taught = min(saved_threshold, LAYOUT_THRESHOLD), None
     try:
         for img in images:
-            pairs = assign_layout(*recognizer.detect(img))
+            boxes, found = recognizer.detect(img)
+            pairs = assign_layout(boxes, found)
             labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
+            scores.append(slot_scores(boxes, found, [b for b, _ in pairs]))
     finally:
-        recognizer.threshold = saved
-    return teach_labelled(recognizer, labelled, seed, views)
+        recognizer.threshold, recognizer.taught = saved_threshold, saved_taught
+    taught = teach_labelled(recognizer, labelled, seed, views)
+    taught.threshold = taught_threshold(np.concatenate(scores), recognizer.shipped_threshold)
+    taught.info["threshold"] = round(taught.threshold, 3)
+    return taught
 
 
 def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
@@ -237,5 +270,5 @@ def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_T
     y = np.array([remap[c] for c in labels])
     w, b = fit_head(emb, y, len(codes))
     acc = float((np.argmax(emb @ w + b, 1) == y).mean())
-    return TaughtSet(w, b, codes, {"photos": len(labelled), "tiles": len(codes), "views": len(y),
-                                   "train_accuracy": round(acc, 4), "seconds": round(time.perf_counter() - t0, 1)})
+    return TaughtSet(w, b, codes, info={"photos": len(labelled), "tiles": len(codes), "views": len(y),
+                                        "train_accuracy": round(acc, 4), "seconds": round(time.perf_counter() - t0, 1)})
