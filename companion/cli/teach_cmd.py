@@ -52,5 +52,6 @@ def teach(photos, sheet, forget, out, model_folder):
         raise click.ClickException(str(exc)) from exc
     i = taught.info
     click.echo(f"taught {i['tiles']} tiles from {i['photos']} photo(s) in {i['seconds']} s; saved to {path}")
-    click.echo(f"this set's detection threshold: {taught.threshold:.2f} (shipped: {rec.shipped_threshold:.2f}; "
-               "the detector scores a design it never saw lower)")
+    why = ("lower: the detector is less sure of this design" if taught.threshold < rec.shipped_threshold
+           else "the shipped one: the detector knows this design")
+    click.echo(f"this set's detection threshold: {taught.threshold:.2f} ({why})")
