@@ -28,3 +28,27 @@ def test_bad_dice_settings_are_refused_naming_the_problem(dice, message):
     with pytest.raises(ConfigError, match=message) as e:
         load_settings(env={}, overrides={"dice": dice})
     assert "dice" in str(e.value)
+
+
+def test_the_virtual_box_leaves_no_folder_behind_even_when_never_stopped():
+    import gc
+    import os
+    from pathlib import Path
+
+    from companion.hardware.dice.builder import SimulatedDiceBox
+    from companion.hardware.dice.sim import VirtualDiceBox
+
+    if not hasattr(os, "openpty"):
+        pytest.skip("the pty folder exists only where the OS has ptys")
+    stopped = SimulatedDiceBox(VirtualDiceBox())
+    stopped.start()
+    folder = Path(stopped.url).parent
+    assert folder.is_dir()
+    stopped.stop()
+    assert not folder.exists()
+    dropped = SimulatedDiceBox(VirtualDiceBox())  # built, never started or stopped (a test's app)
+    folder = Path(dropped.url).parent
+    assert folder.is_dir()
+    del dropped
+    gc.collect()
+    assert not folder.exists()

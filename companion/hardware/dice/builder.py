@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 from companion.hardware.dice.link import DiceLink
@@ -27,6 +28,8 @@ class SimulatedDiceBox:
         self._dir: str | None = None
         if hasattr(os, "openpty"):
             self._dir = tempfile.mkdtemp(prefix="companion-dice-")
+            # removed on stop(), or when the box is dropped or the process exits without stop()
+            self._remove_dir = weakref.finalize(self, shutil.rmtree, self._dir, True)
             self.transport: PtyTransport | TcpTransport = PtyTransport(box, link=Path(self._dir) / "dicebox")
         else:
             self.transport = TcpTransport(box)
@@ -43,7 +46,7 @@ class SimulatedDiceBox:
         self.transport.stop()
         self.box.stop()
         if self._dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            self._remove_dir()
 
 
 def build(services) -> None:
