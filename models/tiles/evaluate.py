@@ -66,10 +66,11 @@ def run(rec: TileRecognizer, items, low: float = 0.05):
     return cache
 
 
-def breakdown(cache, threshold: float) -> Breakdown:
+def breakdown(cache, threshold: float, name_floor: float = 0.0) -> Breakdown:
+    """Figures at a detection threshold; boxes whose best name is below `name_floor` are dropped (as at run time)."""
     bd = Breakdown()
     for name, b, s, probs, boxes, classes, tprobs in cache:
-        k = s >= threshold
+        k = (s >= threshold) & (probs.max(1) >= name_floor) if len(b) else s >= threshold
         bd.add(b[k], [TILE_CODES[i] for i in probs[k].argmax(1)] if k.any() else [], s[k], boxes,
                [TILE_CODES[c] for c in classes], [TILE_CODES[i] for i in tprobs.argmax(1)] if len(boxes) else [], name)
     return bd
@@ -90,12 +91,13 @@ def main():
     thresholds = [float(t) for t in args.thresholds.split(",")] if args.thresholds else [rec.threshold]
     items = load(args.data, args.split)
     print(f"{args.split}: {len(items)} photos, {sum(len(i[3]) for i in items)} tiles; detector input {rec.det_size}, "
-          f"crops {rec.cls_size}, half-turn averaging {'on' if rec.rotate_tta else 'off'}, containment {rec.contain}",
+          f"crops {rec.cls_size}, half-turn averaging {'on' if rec.rotate_tta else 'off'}, containment {rec.contain}, "
+          f"name floor {rec.name_floor}",
           flush=True)
     cache = run(rec, items)
     out = {}
     for th in thresholds:
-        bd = breakdown(cache, th)
+        bd = breakdown(cache, th, rec.name_floor)
         print(f"\n== threshold {th:.2f}\n{bd.report()}", flush=True)
         out[f"{th:.2f}"] = bd.summary()
     if args.json:

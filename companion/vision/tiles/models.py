@@ -37,12 +37,13 @@ def settings(folder: Path) -> dict:
     """Run-time settings that belong to a model pair: detection threshold, box-size factor,
     half-turn test-time averaging, the containment suppression (see recognizer.nms), and how
     windows of a view with tiles of known size are read (`window_tile_px`: the tile length
-    they are scaled to at the detector's input; `window_threshold`; see recognizer.detect)."""
+    they are scaled to at the detector's input; `window_threshold`; see recognizer.detect),
+    and `name_floor`: a box whose best class probability is below it is dropped."""
     import json
 
     p = Path(folder) / SETTINGS_FILE
     defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01,
-                "window_tile_px": 50.0, "window_threshold": 0.3}
+                "window_tile_px": 50.0, "window_threshold": 0.3, "name_floor": 0.0}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))
     return defaults

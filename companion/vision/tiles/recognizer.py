@@ -24,6 +24,7 @@ import numpy as np
 from companion.errors import ImageError
 from companion.vision.tiles import models
 from companion.vision.tiles.codes import TILE_CODES
+from companion.vision.tiles.teach import TAUGHT_NAME_FLOOR
 
 DET_SIZE = 384   # only if a detector's input size is dynamic; a fixed size in the file wins
 DET_STRIDE = 4
@@ -158,6 +159,8 @@ class TileRecognizer:
     `taught`: a TaughtSet (see companion.vision.tiles.teach) whose head names the crops
     instead of the shipped classifier's; None uses the shipped classifier. A photo read as
     one window is then also detected at the set's own threshold, unless `threshold` is given.
+    A box whose best name is unsure (below `name_floor` of tile_models.json, or a taught set's
+    TAUGHT_NAME_FLOOR) is dropped.
     """
 
     def __init__(self, folder: str | os.PathLike | None = None, threshold: float | None = None,
@@ -174,6 +177,7 @@ class TileRecognizer:
         self.contain = float(cfg["contain"])
         self.window_tile_px = float(cfg["window_tile_px"])
         self.window_threshold = float(cfg["window_threshold"])
+        self.name_floor = float(cfg["name_floor"])
         self.det_size = _square_input(self.detector, DET_SIZE)
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
@@ -275,6 +279,9 @@ class TileRecognizer:
         probs, emb = self.embed(image, boxes)
         if self.taught is not None and len(boxes):
             probs = self.taught.predict_proba(emb)
+        if len(boxes):  # a box that no tile name fits is half a tile, off the tile, or no tile
+            named = probs.max(1) >= (TAUGHT_NAME_FLOOR if self.taught is not None else self.name_floor)
+            boxes, det, probs = boxes[named], det[named], probs[named]
         cls = probs.argmax(1) if len(boxes) else np.zeros(0, np.int64)
         tiles = [Tile(self.taught.codes[c] if self.taught is not None else TILE_CODES[c],
                       tuple(float(v) for v in b), float(s * p[c]))

@@ -47,6 +47,10 @@ LAYOUT_THRESHOLD = 0.3
 #: (the share was chosen on `companion bench teach --seed 3`, see the model card)
 TAUGHT_SCORE_SHARE = 0.4
 TAUGHT_THRESHOLD_FLOOR = 0.15
+#: a taught set drops a detection it cannot name: the head's best probability below this
+#: (a half tile, a box off the tile, something that is not one of the set's tiles). Chosen on
+#: `companion bench teach --seed 3` (F1 after teaching 0.775 -> 0.796), see the model card
+TAUGHT_NAME_FLOOR = 0.2
 
 
 class TeachError(CompanionError, ValueError):
