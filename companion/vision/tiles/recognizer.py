@@ -159,8 +159,8 @@ class TileRecognizer:
     `taught`: a TaughtSet (see companion.vision.tiles.teach) whose head names the crops
     instead of the shipped classifier's; None uses the shipped classifier. A photo read as
     one window is then also detected at the set's own threshold, unless `threshold` is given.
-    A box whose best name is unsure (below `name_floor` of tile_models.json, or a taught set's
-    TAUGHT_NAME_FLOOR) is dropped.
+    In a picture read as one window, a box whose best name is unsure (below `name_floor` of
+    tile_models.json, or a taught set's TAUGHT_NAME_FLOOR) is dropped.
     """
 
     def __init__(self, folder: str | os.PathLike | None = None, threshold: float | None = None,
@@ -279,7 +279,10 @@ class TileRecognizer:
         probs, emb = self.embed(image, boxes)
         if self.taught is not None and len(boxes):
             probs = self.taught.predict_proba(emb)
-        if len(boxes):  # a box that no tile name fits is half a tile, off the tile, or no tile
+        if len(boxes) and tile_px is None:
+            # in a photo, a box that no tile name fits is half a tile, off the tile, or no tile.
+            # Not in a table view's windows: there a tile the models never saw (an untaught set)
+            # still counts as a tile on the table, whatever its name.
             named = probs.max(1) >= (TAUGHT_NAME_FLOOR if self.taught is not None else self.name_floor)
             boxes, det, probs = boxes[named], det[named], probs[named]
         cls = probs.argmax(1) if len(boxes) else np.zeros(0, np.int64)
