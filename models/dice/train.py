@@ -51,6 +51,8 @@ class Pool:
     def __init__(self, real: Path | None, part: str, build: Path) -> None:
         self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
         self.tile_share = TILE_SHARE
+        #: where the face model's samples come from (`--real-share` moves weight to the real photos)
+        self.face_mix = {"real": 0.4, "tray": 0.25, "table": 0.35}
         #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
         self.tiles: list[tuple[int, list[float]]] = []
         if real is not None:
@@ -242,7 +244,7 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
 
 
 def face_sample(pool: Pool, rng: np.random.Generator):
-    kind, (img, dice, _) = pool.pick(rng, {"real": 0.4, "tray": 0.25, "table": 0.35})
+    kind, (img, dice, _) = pool.pick(rng, pool.face_mix)
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
     r = rng.random()
@@ -458,10 +460,14 @@ if __name__ == "__main__":
                     help="face: share of samples cut from face-up tiles in the table views")
     ap.add_argument("--cocked-weight", type=float, default=2.0,
                     help="face: weight of a cocked die in the cocked loss (cocked dice are rare, R18)")
+    ap.add_argument("--real-share", type=float, default=0.4,
+                    help="face: share of samples from the real photos (the rest: tray 0.25 : table 0.35)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     pool.tile_share = args.tile_share
+    rest = (1 - args.real_share) / 0.6
+    pool.face_mix = {"real": args.real_share, "tray": 0.25 * rest, "table": 0.35 * rest}
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
         mine(pool, args.out, args.build, args.kinds.split(","))
     elif args.model == "detector":

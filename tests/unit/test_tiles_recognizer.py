@@ -119,6 +119,60 @@ def test_a_taught_set_names_the_tiles(rec, monkeypatch):
     assert tiles and {t.tile for t in tiles} == {"9s"}
 
 
+def _stretched_row(path: Path, labels, factor: float):
+    """The photo cut to a band around its row of tiles and stretched back to full height, as the
+    data set's long photos were, with the tiles lying whole in the band."""
+    img = read_image(path)
+    h, w = img.shape[:2]
+    band = h / factor
+    y0 = float(np.clip(np.median((labels[:, 1] + labels[:, 3]) / 2) - band / 2, 0, h - band))
+    out = cv2.warpAffine(img, np.float64([[1, 0, 0], [0, factor, -y0 * factor]]), (w, h))
+    truth = labels.copy()
+    truth[:, [1, 3]] = (truth[:, [1, 3]] - y0) * factor
+    return out, truth[(truth[:, 1] >= 0) & (truth[:, 3] <= h)]
+
+
+def test_a_stretched_photo_is_read_again_squeezed_back(rec, monkeypatch):
+    from companion.vision.tiles.metrics import iou_matrix
+
+    item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
+    img, truth = _stretched_row(item.path, item.boxes, 4.0)  # tiles four times their height
+    assert len(truth) >= 15
+
+    def found() -> int:
+        boxes, _ = rec.detect(img)
+        return int((iou_matrix(boxes, truth) >= 0.5).any(0).sum()) if len(boxes) else 0
+
+    assert rec.unstretch_factors  # the shipped setting (tile_models.json)
+    assert found() >= 0.9 * len(truth)
+    monkeypatch.setattr(rec, "unstretch_factors", ())
+    assert found() <= 2
+
+
+def test_an_ordinary_photo_is_read_once(rec, monkeypatch):
+    img = read_image(FIXTURES / "images" / "real_1.jpg")
+    calls = []
+    squeeze = rec._detect_squeezed
+    monkeypatch.setattr(rec, "_detect_squeezed", lambda *a: calls.append(a) or squeeze(*a))
+    assert len(rec.detect(img)[0]) >= 15 and calls == []
+
+
+def test_a_taught_set_is_unsure_only_below_its_own_scores(rec, monkeypatch):
+    # a set whose layout tiles scored low keeps a low threshold; a photo of it scoring low is
+    # then ordinary for that set, and is not read again squeezed
+    item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
+    img, _ = _stretched_row(item.path, item.boxes, 4.0)
+    calls = []
+    squeeze = rec._detect_squeezed
+    monkeypatch.setattr(rec, "_detect_squeezed", lambda *a: calls.append(a) or squeeze(*a))
+    rec.detect(img)
+    assert calls
+    calls.clear()
+    monkeypatch.setattr(rec, "taught", TaughtSet(np.zeros((128, 1), np.float32), np.float32([0]), ["1m"], threshold=0.02))
+    rec.detect(img)
+    assert calls == []
+
+
 def test_boxes_whose_best_name_is_unsure_are_dropped(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_1.jpg")
     found = len(rec.detect(img)[0])

@@ -37,6 +37,11 @@ WINDOW_OVERLAP_TILES = 1.5
 #: image's commonest colour is bare cloth: skipped (a tile face covers several per cent of one)
 BUSY_SHARE = 0.01
 CLOTH_DIFF = 40
+#: a photo's first reading is "unsure" when its best UNSURE_TOP scores, counted from
+#: UNSURE_LOW up, average below the model's `unstretch_gate` (see TileRecognizer._detect_photo)
+UNSURE_TOP, UNSURE_LOW = 5, 0.05
+#: a reading's confidence: the sum of its best CONFIDENT_TOP scores at or above the threshold
+CONFIDENT_TOP = 30
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,16 @@ def _starts(length: int, side: int, overlap: int) -> list[int]:
     return out + [length - side]
 
 
+def _top_mean(scores: np.ndarray) -> float:
+    """Mean of the best UNSURE_TOP scores (0 when there are none)."""
+    return float(np.sort(scores)[::-1][:UNSURE_TOP].mean()) if len(scores) else 0.0
+
+
+def _confidence(scores: np.ndarray, threshold: float) -> float:
+    """How sure the detector is of a reading: the sum of its best CONFIDENT_TOP scores above threshold."""
+    return float(np.sort(scores[scores >= threshold])[::-1][:CONFIDENT_TOP].sum())
+
+
 def _square_input(session, default: int) -> int:
     """The fixed height (= width) of a model's image input, or `default` if it is dynamic."""
     shape = session.get_inputs()[0].shape
@@ -178,6 +193,9 @@ class TileRecognizer:
         self.window_tile_px = float(cfg["window_tile_px"])
         self.window_threshold = float(cfg["window_threshold"])
         self.name_floor = float(cfg["name_floor"])
+        self.unstretch_factors = tuple(float(f) for f in cfg["unstretch_factors"])
+        self.unstretch_gate = float(cfg["unstretch_gate"])
+        self.unstretch_margin = float(cfg["unstretch_margin"])
         self.det_size = _square_input(self.detector, DET_SIZE)
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
@@ -197,7 +215,7 @@ class TileRecognizer:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
         if tile_px is None:
-            boxes, scores = self._detect_window(image, self._photo_threshold())
+            boxes, scores = self._detect_photo(image, self._photo_threshold())
         else:
             side = max(8, int(round(tile_px * self.det_size / self.window_tile_px)))
             boxes, scores = self._detect_windows(image, side, int(round(WINDOW_OVERLAP_TILES * tile_px)))
@@ -207,6 +225,53 @@ class TileRecognizer:
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes, scores
+
+    def _detect_photo(self, image: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """A picture read as one window, and read again un-stretched when the detector is unsure.
+
+        Photos in the training set were stretched to a square, so a photo of a long row of tiles
+        arrives with every tile stretched two to ten times along one axis, and the detector finds
+        few of them, with low scores. Such a photo (the mean of its best scores below
+        `unstretch_gate`) is also read squeezed back along x or along y by each of
+        `unstretch_factors` (padded to a square), and the reading the detector is most confident
+        of wins, if it beats the plain one by `unstretch_margin`. Ordinary photos are read once.
+        """
+        boxes, scores = self._suppress(*self._detect_window(image, min(threshold, UNSURE_LOW)))
+        # a taught set the detector is less sure of has a lower threshold: be unsure relative to it
+        sure = self.shipped_threshold
+        if self.taught is not None and self.taught.threshold is not None:
+            sure = min(sure, self.taught.threshold)
+        if self.unstretch_factors and _top_mean(scores) < self.unstretch_gate * sure / self.shipped_threshold:
+            plain = best = _confidence(scores, sure)
+            for axis in (0, 1):
+                for f in self.unstretch_factors:
+                    b, sc = self._suppress(*self._detect_squeezed(image, axis, f, min(threshold, UNSURE_LOW)))
+                    c = _confidence(sc, sure)
+                    if c > best and c > self.unstretch_margin * plain:
+                        best, boxes, scores = c, b, sc
+        keep = scores >= threshold
+        return boxes[keep], scores[keep]
+
+    def _detect_squeezed(self, image: np.ndarray, axis: int, factor: float,
+                         threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Detections in the image squeezed by `factor` along `axis` (0: x, 1: y) and padded to a
+        square with its median colour; boxes in the original image's pixels."""
+        h, w = image.shape[:2]
+        size = (max(8, round(w / factor)), h) if axis == 0 else (w, max(8, round(h / factor)))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        side = max(small.shape[:2])
+        canvas = np.empty((side, side, 3), np.uint8)
+        canvas[:] = np.median(small[::4, ::4].reshape(-1, 3), axis=0)
+        canvas[:small.shape[0], :small.shape[1]] = small
+        boxes, scores = self._detect_window(canvas, threshold)
+        boxes[:, [axis, axis + 2]] *= np.float32(factor)
+        return boxes, scores
+
+    def _suppress(self, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not len(boxes):
+            return boxes, scores
+        keep = nms(boxes, scores, contain=self.contain)
+        return boxes[keep], scores[keep]
 
     def _photo_threshold(self) -> float:
         """The threshold for a picture read as one window: a taught set's own, where it has one."""

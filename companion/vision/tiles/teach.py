@@ -41,6 +41,7 @@ LAYOUT_ROWS: tuple[tuple[str, ...], ...] = (
     tuple(f"{n}f" for n in range(1, 9)),
 )
 VIEWS_PER_TILE = 32
+VIEW_SHIFT, VIEW_LOG_SCALE = 0.06, 0.1
 LAYOUT_THRESHOLD = 0.3
 #: a taught set's detection threshold: this share of its tiles' median detector score in the
 #: layout photo, never above the shipped threshold and never below TAUGHT_THRESHOLD_FLOOR
@@ -176,8 +177,8 @@ def _views(image: np.ndarray, box: np.ndarray, rng: np.random.Generator, n: int,
     cx, cy, w, h = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) * (1 + 2 * MARGIN), (y2 - y1) * (1 + 2 * MARGIN)
     out = []
     for i in range(n):
-        jx, jy = (rng.uniform(-0.06, 0.06, 2) if i else (0, 0))
-        sw, sh = (np.exp(rng.uniform(-0.1, 0.1, 2)) if i else (1, 1))
+        jx, jy = (rng.uniform(-VIEW_SHIFT, VIEW_SHIFT, 2) if i else (0, 0))
+        sw, sh = (np.exp(rng.uniform(-VIEW_LOG_SCALE, VIEW_LOG_SCALE, 2)) if i else (1, 1))
         ww, hh = w * sw, h * sh
         src = np.float32([[cx + jx * w - ww / 2, cy + jy * h - hh / 2], [cx + jx * w + ww / 2, cy + jy * h - hh / 2],
                           [cx + jx * w + ww / 2, cy + jy * h + hh / 2]])
