@@ -232,9 +232,10 @@ class TileRecognizer:
         Photos in the training set were stretched to a square, so a photo of a long row of tiles
         arrives with every tile stretched two to ten times along one axis, and the detector finds
         few of them, with low scores. Such a photo (the mean of its best scores below
-        `unstretch_gate`) is also read squeezed back along x or along y by each of
-        `unstretch_factors` (padded to a square), and the reading the detector is most confident
-        of wins, if it beats the plain one by `unstretch_margin`. Ordinary photos are read once.
+        `unstretch_gate`) is also read squeezed back (padded to a square): along x and along y by
+        the middle one of `unstretch_factors`, then by the others along the axis the detector was
+        surer of. The reading it is most confident of wins, if it beats the plain one by
+        `unstretch_margin`. Ordinary photos are read once.
         """
         boxes, scores = self._suppress(*self._detect_window(image, min(threshold, UNSURE_LOW)))
         # a taught set the detector is less sure of has a lower threshold: be unsure relative to it
@@ -242,13 +243,22 @@ class TileRecognizer:
         if self.taught is not None and self.taught.threshold is not None:
             sure = min(sure, self.taught.threshold)
         if self.unstretch_factors and _top_mean(scores) < self.unstretch_gate * sure / self.shipped_threshold:
-            plain = best = _confidence(scores, sure)
-            for axis in (0, 1):
-                for f in self.unstretch_factors:
+            readings = {}
+
+            def read(axis: int, f: float) -> float:
+                if (axis, f) not in readings:
                     b, sc = self._suppress(*self._detect_squeezed(image, axis, f, min(threshold, UNSURE_LOW)))
-                    c = _confidence(sc, sure)
-                    if c > best and c > self.unstretch_margin * plain:
-                        best, boxes, scores = c, b, sc
+                    readings[axis, f] = (_confidence(sc, sure), b, sc)
+                return readings[axis, f][0]
+
+            # the axis first, at the middle factor; then the other factors along that axis only
+            middle = self.unstretch_factors[len(self.unstretch_factors) // 2]
+            axis = max((0, 1), key=lambda a: read(a, middle))
+            for f in self.unstretch_factors:
+                read(axis, f)
+            c, b, sc = max(readings.values(), key=lambda r: r[0])
+            if c > self.unstretch_margin * _confidence(scores, sure):
+                boxes, scores = b, sc
         keep = scores >= threshold
         return boxes[keep], scores[keep]
 
