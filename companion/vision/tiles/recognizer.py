@@ -37,9 +37,9 @@ WINDOW_OVERLAP_TILES = 1.5
 #: image's commonest colour is bare cloth: skipped (a tile face covers several per cent of one)
 BUSY_SHARE = 0.01
 CLOTH_DIFF = 40
-#: a photo's first reading is "unsure" when its best UNSURE_TOP scores, counted from
-#: UNSURE_LOW up, average below the model's `unstretch_gate` (see TileRecognizer._detect_photo)
-UNSURE_TOP, UNSURE_LOW = 5, 0.05
+#: a photo's first reading is "unsure" when its UNSURE_TOP best heat-map peaks average below
+#: the model's `unstretch_gate` (see TileRecognizer._detect_photo)
+UNSURE_TOP = 5
 #: a reading's confidence: the sum of its best CONFIDENT_TOP scores at or above the threshold
 CONFIDENT_TOP = 30
 
@@ -152,9 +152,10 @@ def _starts(length: int, side: int, overlap: int) -> list[int]:
     return out + [length - side]
 
 
-def _top_mean(scores: np.ndarray) -> float:
-    """Mean of the best UNSURE_TOP scores (0 when there are none)."""
-    return float(np.sort(scores)[::-1][:UNSURE_TOP].mean()) if len(scores) else 0.0
+def _top_mean(heat: np.ndarray) -> float:
+    """Mean of the UNSURE_TOP highest values of a heat map (its non-peaks are already zero)."""
+    flat = heat.ravel()
+    return float(np.partition(flat, flat.size - UNSURE_TOP)[-UNSURE_TOP:].mean())
 
 
 def _confidence(scores: np.ndarray, threshold: float) -> float:
@@ -231,23 +232,26 @@ class TileRecognizer:
 
         Photos in the training set were stretched to a square, so a photo of a long row of tiles
         arrives with every tile stretched two to ten times along one axis, and the detector finds
-        few of them, with low scores. Such a photo (the mean of its best scores below
+        few of them, with low scores. Such a photo (the mean of its five highest peaks below
         `unstretch_gate`) is also read squeezed back (padded to a square): along x and along y by
         the middle one of `unstretch_factors`, then by the others along the axis the detector was
         surer of. The reading it is most confident of wins, if it beats the plain one by
         `unstretch_margin`. Ordinary photos are read once.
         """
-        boxes, scores = self._suppress(*self._detect_window(image, min(threshold, UNSURE_LOW)))
+        h, w = image.shape[:2]
+        heat, size, offset = self._infer(image)
+        boxes, scores = self._suppress(*decode_detections(heat, size, offset, threshold, w / self.det_size,
+                                                          h / self.det_size, self.box_scale))
         # a taught set the detector is less sure of has a lower threshold: be unsure relative to it
         sure = self.shipped_threshold
         if self.taught is not None and self.taught.threshold is not None:
             sure = min(sure, self.taught.threshold)
-        if self.unstretch_factors and _top_mean(scores) < self.unstretch_gate * sure / self.shipped_threshold:
+        if self.unstretch_factors and _top_mean(heat) < self.unstretch_gate * sure / self.shipped_threshold:
             readings = {}
 
             def read(axis: int, f: float) -> float:
                 if (axis, f) not in readings:
-                    b, sc = self._suppress(*self._detect_squeezed(image, axis, f, min(threshold, UNSURE_LOW)))
+                    b, sc = self._suppress(*self._detect_squeezed(image, axis, f, threshold))
                     readings[axis, f] = (_confidence(sc, sure), b, sc)
                 return readings[axis, f][0]
 
@@ -259,8 +263,7 @@ class TileRecognizer:
             c, b, sc = max(readings.values(), key=lambda r: r[0])
             if c > self.unstretch_margin * _confidence(scores, sure):
                 boxes, scores = b, sc
-        keep = scores >= threshold
-        return boxes[keep], scores[keep]
+        return boxes, scores
 
     def _detect_squeezed(self, image: np.ndarray, axis: int, factor: float,
                          threshold: float) -> tuple[np.ndarray, np.ndarray]:
@@ -289,14 +292,19 @@ class TileRecognizer:
             return min(self.threshold, self.taught.threshold)
         return self.threshold
 
-    def _detect_window(self, window: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-        """Detector peaks in one window, stretched to the detector's square input."""
+    def _infer(self, window: np.ndarray) -> list[np.ndarray]:
+        """The detector's raw outputs (heat, size, offset) for one window stretched to its square input."""
         h, w = window.shape[:2]
         n = self.det_size
         x = cv2.resize(window, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > n else cv2.INTER_LINEAR)
         x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
-        heat, size, offset = self.detector.run(None, {"image": x})
-        return decode_detections(heat, size, offset, threshold, w / n, h / n, self.box_scale)
+        return self.detector.run(None, {"image": x})
+
+    def _detect_window(self, window: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Detector peaks in one window, stretched to the detector's square input."""
+        h, w = window.shape[:2]
+        heat, size, offset = self._infer(window)
+        return decode_detections(heat, size, offset, threshold, w / self.det_size, h / self.det_size, self.box_scale)
 
     def _detect_windows(self, image: np.ndarray, side: int, overlap: int) -> tuple[np.ndarray, np.ndarray]:
         """Detector peaks over square windows of `side` pixels overlapping by `overlap`.
