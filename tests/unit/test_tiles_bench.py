@@ -40,3 +40,28 @@ def test_synthetic_scene_boxes_match_codes():
     img, boxes, codes = table_scene(rng, art="procedural", codes=[f"{n}f" for n in range(1, 9)])
     assert img.shape == (640, 640, 3) and len(boxes) == len(codes) > 0
     assert (boxes >= 0).all() and (boxes <= 640).all() and ((boxes[:, 2:] - boxes[:, :2]) > 10).all()
+
+
+def test_each_image_is_timed_repeat_times_and_its_median_kept(monkeypatch):
+    answers = iter([{"ms": 0.0, "boxes": [], "codes": [], "scores": []},  # warm-up, untimed
+                    {"ms": 5.0, "boxes": [[1, 2, 3, 4]], "codes": ["1m"], "scores": [0.9]},
+                    {"ms": 1.0, "boxes": [], "codes": [], "scores": []},
+                    {"ms": 9.0, "boxes": [], "codes": [], "scores": []},
+                    {"peak_rss_mib": 7.0}])
+    asked = []
+
+    class FakeChild:
+        def __init__(self, which, threads):
+            self.proc = type("P", (), {"wait": lambda self: 0})()
+
+        def ask(self, line):
+            asked.append(line)
+            return next(answers)
+
+    monkeypatch.setattr(bench, "_Child", FakeChild)
+    monkeypatch.setattr(bench.time, "sleep", lambda s: None)
+    out = bench._measure(["ours"], ["a.jpg"], 0, repeat=3)
+    row = out["ours"]["rows"][0]
+    assert asked == ["a.jpg"] * 4 + ["END"]
+    assert row["ms"] == 5.0 and row["codes"] == ["1m"]  # the median time, the first answer
+    assert out["ours"]["peak_rss_mib"] == 7.0

@@ -3,7 +3,10 @@
 Each recogniser runs in its own fresh Python process (so peak memory is its own), loads
 its model once and recognises one untimed warm-up image. Then the parent hands the same
 image to one and then the other, in turn, so both are timed under the same machine load;
-each times every image from file path to named boxes (decode included). The parent scores both against the labels
+each times every image from file path to named boxes (decode included). With `--repeat N`
+(default 3) each image is handed over N times in turn, the order swapped each time, and its
+time is the median of the N: single timings moved our median by a tenth from run to run on a
+2-core machine, and whoever went first on an image was slower. The parent scores both against the labels
 (right = same tile and IoU >= 0.5) and prints a side-by-side table.
 
 The peer is `mahjong-detector` (PyPI, 34 riichi kinds, YOLO in ONNX); install it with the
@@ -105,8 +108,9 @@ class _Child:
         return json.loads(out)
 
 
-def _measure(names: list[str], paths: list[str], threads: int, truth=None) -> dict[str, dict]:
-    """Run the recognisers image by image in turn, so that both see the same machine load.
+def _measure(names: list[str], paths: list[str], threads: int, truth=None, repeat: int = 1) -> dict[str, dict]:
+    """Run the recognisers image by image in turn, so that both see the same machine load;
+    each image `repeat` times, its time the median of those (the answer is the first one's).
 
     With `truth`, ours also names the true boxes (after all timing, so it costs no time)."""
     children = {n: _Child(n, threads) for n in names}
@@ -114,9 +118,17 @@ def _measure(names: list[str], paths: list[str], threads: int, truth=None) -> di
         c.ask(paths[0])  # warm-up, untimed
     rows = {n: [] for n in names}
     for p in paths:
-        for n, c in children.items():
-            time.sleep(0.05)  # let the other process's idle worker threads stop spinning first
-            rows[n].append(c.ask(p))
+        times: dict[str, list[float]] = {n: [] for n in names}
+        for i in range(max(1, repeat)):
+            order = list(children.items())
+            for n, c in (order if i % 2 == 0 else order[::-1]):  # neither always goes first
+                time.sleep(0.05)  # let the other process's idle worker threads stop spinning first
+                answer = c.ask(p)
+                times[n].append(answer["ms"])
+                if i == 0:
+                    rows[n].append(answer)
+        for n in names:
+            rows[n][-1]["ms"] = float(np.median(times[n]))
     if truth is not None:
         for p, t, row in zip(paths, truth, rows["ours"]):
             row["truth_codes"] = children["ours"].ask(json.dumps({"name_boxes": p, "boxes": t.boxes.tolist()}))["codes"]
@@ -154,8 +166,10 @@ def table(results: dict[str, dict], truth) -> str:
 @click.option("--threads", type=int, default=0, help="CPU threads for both recognisers (0: onnxruntime default).")
 @click.option("--peer/--no-peer", default=True, show_default=True, help="Also run mahjong-detector.")
 @click.option("--breakdown", is_flag=True, help="Also print where our errors are (detection vs naming, by family, size, shape).")
+@click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Time each image this many times (in turn with the peer); its time is the median.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also save all figures here.")
-def recognition(data, limit, threads, peer, breakdown, json_out):
+def recognition(data, limit, threads, peer, breakdown, repeat, json_out):
     """Ours vs mahjong-detector on the same labelled photos: P, R, F1, photos fully right,
     latency p50/p90 per image and peak memory (RSS of each recogniser's own process)."""
     truth = load_split(data, size=None)
@@ -163,7 +177,7 @@ def recognition(data, limit, threads, peer, breakdown, json_out):
         truth = truth[:limit]
     paths = [str(t.path) for t in truth]
     click.echo(f"{len(paths)} images, {sum(len(t.classes) for t in truth)} tiles from {data}; "
-               f"{os.cpu_count()} CPU cores; right = same tile and IoU >= 0.5")
+               f"{os.cpu_count()} CPU cores; right = same tile and IoU >= 0.5; each image timed {repeat}x, median")
     which = ["ours"]
     if peer:
         if importlib.util.find_spec("mahjong_detector") is None:
@@ -171,7 +185,7 @@ def recognition(data, limit, threads, peer, breakdown, json_out):
                        "pip install 'mahjong-table-companion[bench]' (it is never a run-time dependency).")
         else:
             which.append("peer")
-    measured = _measure(which, paths, threads, truth if breakdown else None)
+    measured = _measure(which, paths, threads, truth if breakdown else None, repeat)
     results = {"ours (companion)": measured["ours"]}
     if "peer" in measured:
         results[f"peer ({PEER} 0.0.6)"] = measured["peer"]

@@ -38,14 +38,17 @@ def settings(folder: Path) -> dict:
     half-turn test-time averaging, the containment suppression (see recognizer.nms), and how
     windows of a view with tiles of known size are read (`window_tile_px`: the tile length
     they are scaled to at the detector's input; `window_threshold`; see recognizer.detect),
-    `name_floor`: a box whose best class probability is below it is dropped, and when a photo
-    is read again un-stretched (`unstretch_*`, see recognizer.TileRecognizer._detect_photo)."""
+    `name_floor`: a box whose best class probability is below it is dropped, when a photo
+    is read again un-stretched (`unstretch_*`, see recognizer.TileRecognizer._detect_photo), and
+    `quarter_tta_below`: a crop named less surely than this is also read turned a quarter
+    either way, the three readings averaged (see recognizer.TileRecognizer.embed)."""
     import json
 
     p = Path(folder) / SETTINGS_FILE
     defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01,
                 "window_tile_px": 50.0, "window_threshold": 0.3, "name_floor": 0.0,
-                "unstretch_factors": [], "unstretch_gate": 0.0, "unstretch_margin": 1.0}
+                "unstretch_factors": [], "unstretch_gate": 0.0, "unstretch_margin": 1.0,
+                "quarter_tta_below": 0.0}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))
     return defaults

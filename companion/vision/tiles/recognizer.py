@@ -194,6 +194,7 @@ class TileRecognizer:
         self.window_tile_px = float(cfg["window_tile_px"])
         self.window_threshold = float(cfg["window_threshold"])
         self.name_floor = float(cfg["name_floor"])
+        self.quarter_tta_below = float(cfg["quarter_tta_below"])
         self.unstretch_factors = tuple(float(f) for f in cfg["unstretch_factors"])
         self.unstretch_gate = float(cfg["unstretch_gate"])
         self.unstretch_margin = float(cfg["unstretch_margin"])
@@ -296,7 +297,8 @@ class TileRecognizer:
         """The detector's raw outputs (heat, size, offset) for one window stretched to its square input."""
         h, w = window.shape[:2]
         n = self.det_size
-        x = cv2.resize(window, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > n else cv2.INTER_LINEAR)
+        # bilinear as the training views were warped, unless shrinking so far that it would alias
+        x = cv2.resize(window, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > 2 * n else cv2.INTER_LINEAR)
         x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
         return self.detector.run(None, {"image": x})
 
@@ -341,7 +343,9 @@ class TileRecognizer:
         return np.concatenate(boxes), np.concatenate(scores)
 
     def embed(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles."""
+        """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles. A crop
+        whose best probability is below `quarter_tta_below` is also read turned a quarter each
+        way and the three readings averaged (sideways tiles are the ones most often misnamed)."""
         if len(boxes) == 0:
             return np.zeros((0, len(TILE_CODES)), np.float32), np.zeros((0, 128), np.float32)
         crops = crop_tiles(image, boxes, self.cls_size)
@@ -353,6 +357,13 @@ class TileRecognizer:
             probs = (probs[:n] + probs[n:]) / 2
             emb = emb[:n] + emb[n:]
             emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9
+        unsure = np.flatnonzero(probs.max(1) < self.quarter_tta_below)
+        if len(unsure):  # a crop the classifier is unsure of is read turned both quarter turns too
+            turned = crops[unsure]
+            both = np.ascontiguousarray(np.concatenate([np.rot90(turned, 1, axes=(2, 3)), np.rot90(turned, 3, axes=(2, 3))]))
+            p = self.classifier.run(None, {"crops": both})[0]
+            probs = probs.copy()
+            probs[unsure] = (probs[unsure] + p[:len(unsure)] + p[len(unsure):]) / 3
         return probs, emb
 
     def recognize(self, image: np.ndarray, tile_px: float | None = None) -> list[Tile]:
