@@ -343,11 +343,14 @@ class TileRecognizer:
         return np.concatenate(boxes), np.concatenate(scores)
 
     def embed(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class probabilities (N, 42) and unit embeddings (N, 128) of the boxed tiles. A crop
-        whose best probability is below `quarter_tta_below` is also read turned a quarter each
-        way and the three readings averaged (sideways tiles are the ones most often misnamed)."""
+        """Name probabilities and unit embeddings (N, 128) of the boxed tiles. The names are the
+        taught set's when there is one (N, its codes), else the shipped classifier's (N, 42). A
+        crop whose best probability is below `quarter_tta_below` is also read turned a quarter
+        each way and the three readings averaged (sideways tiles are the most often misnamed)."""
+        head = self.taught.predict_proba if self.taught is not None else None
         if len(boxes) == 0:
-            return np.zeros((0, len(TILE_CODES)), np.float32), np.zeros((0, 128), np.float32)
+            k = len(self.taught.codes) if self.taught is not None else len(TILE_CODES)
+            return np.zeros((0, k), np.float32), np.zeros((0, 128), np.float32)
         crops = crop_tiles(image, boxes, self.cls_size)
         n = len(crops)
         if self.rotate_tta:  # tiles lie either way up: average with the half-turned crop, in one batch
@@ -357,11 +360,15 @@ class TileRecognizer:
             probs = (probs[:n] + probs[n:]) / 2
             emb = emb[:n] + emb[n:]
             emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9
+        if head is not None:
+            probs = head(emb)
         unsure = np.flatnonzero(probs.max(1) < self.quarter_tta_below)
-        if len(unsure):  # a crop the classifier is unsure of is read turned both quarter turns too
+        if len(unsure):  # a crop the head is unsure of is read turned both quarter turns too
             turned = crops[unsure]
             both = np.ascontiguousarray(np.concatenate([np.rot90(turned, 1, axes=(2, 3)), np.rot90(turned, 3, axes=(2, 3))]))
-            p = self.classifier.run(None, {"crops": both})[0]
+            p, e = self.classifier.run(None, {"crops": both})
+            if head is not None:
+                p = head(e)
             probs = probs.copy()
             probs[unsure] = (probs[unsure] + p[:len(unsure)] + p[len(unsure):]) / 3
         return probs, emb
@@ -370,9 +377,7 @@ class TileRecognizer:
         """Every tile face found in a BGR image, named, in reading order (top-left first).
         `tile_px`: a tile face's long side in pixels, when known (see `detect`)."""
         boxes, det = self.detect(image, tile_px)
-        probs, emb = self.embed(image, boxes)
-        if self.taught is not None and len(boxes):
-            probs = self.taught.predict_proba(emb)
+        probs, _ = self.embed(image, boxes)
         if len(boxes) and tile_px is None:
             # in a photo, a box that no tile name fits is half a tile, off the tile, or no tile.
             # Not in a table view's windows: there a tile the models never saw (an untaught set)
