@@ -217,13 +217,12 @@ class TileRecognizer:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
         if tile_px is None:
-            boxes, scores = self._detect_photo(image, self._photo_threshold())
+            boxes, scores = self._detect_photo(image, self._photo_threshold())  # already suppressed
         else:
             side = max(8, int(round(tile_px * self.det_size / self.window_tile_px)))
-            boxes, scores = self._detect_windows(image, side, int(round(WINDOW_OVERLAP_TILES * tile_px)))
+            overlap = int(round(WINDOW_OVERLAP_TILES * tile_px))
+            boxes, scores = self._suppress(*self._detect_windows(image, side, overlap))
         if len(boxes):
-            keep = nms(boxes, scores, contain=self.contain)
-            boxes, scores = boxes[keep], scores[keep]
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes, scores
@@ -365,7 +364,7 @@ class TileRecognizer:
         unsure = np.flatnonzero(probs.max(1) < self.quarter_tta_below)
         if len(unsure):  # a crop the head is unsure of is read turned both quarter turns too
             turned = crops[unsure]
-            both = np.ascontiguousarray(np.concatenate([np.rot90(turned, 1, axes=(2, 3)), np.rot90(turned, 3, axes=(2, 3))]))
+            both = np.ascontiguousarray(np.concatenate([np.rot90(turned, k, axes=(2, 3)) for k in (1, 3)]))
             p, e = self.classifier.run(None, {"crops": both})
             if head is not None:
                 p = head(e)
