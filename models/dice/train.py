@@ -40,6 +40,8 @@ PATCH = 160  # detector training crops
 #: share of the face model's samples cut from face-up tiles (discards) in the table views: a
 #: bamboo or circles tile is the one thing on the table with die-sized dark marks on ivory
 TILE_SHARE = 0.1
+#: where the face model's samples come from, by default
+FACE_MIX = {"real": 0.4, "tray": 0.25, "table": 0.35}
 
 
 # --- the pictures --------------------------------------------------------------------------------
@@ -52,7 +54,7 @@ class Pool:
         self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
         self.tile_share = TILE_SHARE
         #: where the face model's samples come from (`--real-share` moves weight to the real photos)
-        self.face_mix = {"real": 0.4, "tray": 0.25, "table": 0.35}
+        self.face_mix = dict(FACE_MIX)
         #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
         self.tiles: list[tuple[int, list[float]]] = []
         if real is not None:
@@ -460,14 +462,14 @@ if __name__ == "__main__":
                     help="face: share of samples cut from face-up tiles in the table views")
     ap.add_argument("--cocked-weight", type=float, default=2.0,
                     help="face: weight of a cocked die in the cocked loss (cocked dice are rare, R18)")
-    ap.add_argument("--real-share", type=float, default=0.4,
-                    help="face: share of samples from the real photos (the rest: tray 0.25 : table 0.35)")
+    ap.add_argument("--real-share", type=float, default=FACE_MIX["real"],
+                    help="face: share of samples from the real photos (the rest split as in FACE_MIX)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     pool.tile_share = args.tile_share
-    rest = (1 - args.real_share) / 0.6
-    pool.face_mix = {"real": args.real_share, "tray": 0.25 * rest, "table": 0.35 * rest}
+    rest = (1 - args.real_share) / (1 - FACE_MIX["real"])
+    pool.face_mix = {k: args.real_share if k == "real" else v * rest for k, v in FACE_MIX.items()}
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
         mine(pool, args.out, args.build, args.kinds.split(","))
     elif args.model == "detector":

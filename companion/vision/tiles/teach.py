@@ -41,6 +41,7 @@ LAYOUT_ROWS: tuple[tuple[str, ...], ...] = (
     tuple(f"{n}f" for n in range(1, 9)),
 )
 VIEWS_PER_TILE = 32
+#: the jitter of a taught tile's views: shift (share of the box) and log scale, each way
 VIEW_SHIFT, VIEW_LOG_SCALE = 0.06, 0.1
 LAYOUT_THRESHOLD = 0.3
 #: a taught set's detection threshold: this share of its tiles' median detector score in the
