@@ -52,6 +52,9 @@ def teach(photos, sheet, forget, out, model_folder):
         raise click.ClickException(str(exc)) from exc
     i = taught.info
     click.echo(f"taught {i['tiles']} tiles from {i['photos']} photo(s) in {i['seconds']} s; saved to {path}")
+    if taught.detector == "general":
+        click.echo(f"the shipped models named {i['familiar']:.0%} of these tiles right: a design they do not know, "
+                   "so photos of this set are read by the general detector")
     why = ("lower: the detector is less sure of this design" if taught.threshold < rec.shipped_threshold
            else "the shipped one: the detector knows this design")
     click.echo(f"this set's detection threshold: {taught.threshold:.2f} ({why})")

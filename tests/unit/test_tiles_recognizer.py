@@ -39,8 +39,41 @@ def corrupt(tmp_path):
 
 def test_shipped_models_are_small_and_packaged():
     d = models.model_dir()
-    for f in (models.DETECTOR_FILE, models.CLASSIFIER_FILE):
-        assert (d / f).stat().st_size < 5 * 1024 * 1024
+    general = models.settings(d)["general_detector"]["file"]
+    sizes = [(d / f).stat().st_size for f in (models.DETECTOR_FILE, models.CLASSIFIER_FILE, general)]
+    assert sum(sizes) < 5 * 1024 * 1024
+
+
+def test_the_general_detector_finds_real_tiles_too(rec):
+    # it reads only taught sets of unknown designs, but a broken export must still fail here
+    # (it finds 0.80 of these 94 tiles at IoU >= 0.5, the shipped one 0.71)
+    from companion.vision.tiles.metrics import iou_matrix
+
+    found = truth = 0
+    for item in load_split(FIXTURES):
+        boxes, _ = rec.detect(read_image(item.path), detector="general")
+        found += int((iou_matrix(boxes, item.boxes).max(0) >= 0.5).sum()) if len(boxes) else 0
+        truth += len(item.boxes)
+    assert found >= 0.65 * truth
+
+
+def test_a_taught_unknown_design_is_read_by_the_general_detector_in_photos_only(rec, monkeypatch):
+    img = read_image(FIXTURES / "images" / "real_1.jpg")
+    seen = []
+    infer = rec._infer
+    monkeypatch.setattr(rec, "_infer", lambda window, det: seen.append(det.size) or infer(window, det))
+    shipped, general = rec.detector_model("shipped").size, rec.detector_model("general").size
+    assert shipped != general  # 384 and 448: tells which one ran
+    rec.detect(img)
+    assert set(seen) == {shipped}
+    head = TaughtSet(np.zeros((128, 1), np.float32), np.float32([0]), ["1m"], threshold=0.3, detector="general")
+    monkeypatch.setattr(rec, "taught", head)
+    seen.clear()
+    rec.detect(img)
+    assert set(seen) == {general}
+    seen.clear()
+    rec.detect(img, tile_px=120)  # a table view's windows keep the detector their settings belong to
+    assert set(seen) == {shipped}
 
 
 def test_shipped_model_meets_floor_on_real_photos(rec):
@@ -216,6 +249,21 @@ def test_teach_cli_fits_and_saves_a_set_with_its_own_threshold(tmp_path, monkeyp
     assert "taught 42 tiles from 1 photo(s)" in res.output and "detection threshold" in res.output
     taught = TaughtSet.load()
     assert len(taught.codes) == 42 and 0.15 <= taught.threshold < 0.4
+    # the shipped classifier names few of these tiles, so the set is read by the general detector
+    assert taught.detector == "general" and "read by the general detector" in res.output
+
+
+def test_a_set_the_shipped_classifier_knows_keeps_the_shipped_detector(rec, monkeypatch):
+    from companion.vision.tiles import teach as teaching
+    from companion.vision.tiles.synth import layout_photo
+
+    img, _, _ = layout_photo(np.random.default_rng(2), art="abstract")
+    monkeypatch.setattr(teaching, "familiar_share", lambda *a: teaching.FAMILIAR_SHARE + 0.05)
+    known = teaching.teach(rec, [img])
+    monkeypatch.setattr(teaching, "familiar_share", lambda *a: teaching.FAMILIAR_SHARE - 0.05)
+    unknown = teaching.teach(rec, [img])
+    assert (known.detector, unknown.detector) == ("shipped", "general")
+    assert rec.taught is None  # teaching leaves the recogniser as it found it
 
 
 def test_teach_cli_writes_the_sheet(tmp_path):

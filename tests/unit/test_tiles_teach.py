@@ -11,6 +11,7 @@ from companion.vision.tiles.teach import (
     TaughtSet,
     TeachError,
     assign_layout,
+    familiar_share,
     fit_head,
     slot_scores,
     taught_threshold,
@@ -87,6 +88,29 @@ def test_taught_set_keeps_its_threshold_and_old_files_load_without_one(tmp_path)
     np.savez(tmp_path / "old.npz", weights=ts.weights, bias=ts.bias, codes=np.array(ts.codes), info=np.array("{}"))
     old = TaughtSet.load(tmp_path / "old.npz")
     assert old.threshold is None and old.codes == ["1m", "2m"]
+
+
+def test_taught_set_keeps_its_detector_and_old_files_read_with_the_shipped_one(tmp_path):
+    ts = TaughtSet(np.eye(128, 2, dtype=np.float32), np.float32([0, 0]), ["1m", "2m"], detector="general")
+    assert TaughtSet.load(ts.save(tmp_path / "new.npz")).detector == "general"
+    np.savez(tmp_path / "old.npz", weights=ts.weights, bias=ts.bias, codes=np.array(ts.codes), info=np.array("{}"))
+    assert TaughtSet.load(tmp_path / "old.npz").detector == "shipped"
+    np.savez(tmp_path / "odd.npz", weights=ts.weights, bias=ts.bias, codes=np.array(ts.codes), info=np.array("{}"),
+             detector=np.array("telepathy"))
+    with pytest.raises(Exception, match="damaged"):
+        TaughtSet.load(tmp_path / "odd.npz")
+
+
+def test_familiar_share_counts_the_layout_tiles_the_shipped_classifier_names_right():
+    class Named:  # names every box 1m
+        def embed(self, img, boxes):
+            probs = np.zeros((len(boxes), len(TILE_CODES)), np.float32)
+            probs[:, TILE_CODES.index("1m")] = 1
+            return probs, np.zeros((len(boxes), 128), np.float32)
+
+    boxes = [np.float32([0, 0, 10, 10])] * 4
+    assert familiar_share(Named(), [(None, boxes, ["1m", "1m", "1m", "2m"])]) == 0.75
+    assert familiar_share(Named(), [(None, boxes[:2], ["1m", "1m"]), (None, boxes[:2], ["5z", "6z"])]) == 0.5
 
 
 def test_slot_scores_take_the_best_detection_centred_in_each_slot():

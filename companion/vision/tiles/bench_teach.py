@@ -41,7 +41,8 @@ def run(scenes: int = 100, seed: int = 1, photos: int = 1, art: str = "riichi", 
     test_rng = np.random.default_rng(seed + 1000)
     frames = [table_scene(test_rng, art=art) for _ in range(scenes)]
     out = {"teach_seconds": teach_s, "taught_via": how, "scenes": scenes, "tiles": sum(len(c) for _, _, c in frames),
-           "threshold": {"shipped": rec.shipped_threshold, "taught": taught.threshold}}
+           "threshold": {"shipped": rec.shipped_threshold, "taught": taught.threshold},
+           "detector": taught.detector, "familiar": taught.info.get("familiar")}
     for name, t in (("before (shipped)", None), ("after teaching", taught)):
         rec.taught = t
         s, right, n = Score(), 0, 0
@@ -68,6 +69,9 @@ def teach_bench(scenes, photos, seed):
     click.echo(f"unseen design: riichi SVG art (+ procedural flowers/seasons); {r['scenes']} frames, {r['tiles']} tiles; "
                f"taught via {r['taught_via']} in {r['teach_seconds']:.1f} s")
     t = r["threshold"]
+    if r["familiar"] is not None:
+        click.echo(f"shipped classifier named {r['familiar']:.0%} of the layout's tiles right; "
+                   f"the taught set is read by the {r['detector']} detector")
     if t["taught"] is not None:
         click.echo(f"detection threshold: shipped {t['shipped']:.2f}, taught set {t['taught']:.2f}")
     head = f"{'':<18}{'P':>7}{'R':>7}{'F1':>7}{'all right':>12}{'crop acc':>10}"

@@ -8,6 +8,10 @@ Stage 2 (tile_classifier.onnx): each box plus a 6 % margin stretched to the clas
 square input (48x48) -> 42 kind probabilities and a 128-d embedding. A taught tile set
 (see `teach`) replaces the classifier's head by one fitted on the players' own tiles.
 Both input sizes are read from the ONNX files, so a retrained pair may change them.
+A second detector, the *general* one (`general_detector` in tile_models.json), was also trained
+on rendered tiles of many made-up designs: it finds a design the shipped detector never saw
+better, and ordinary photos worse. Only a taught set that the shipped classifier did not know
+uses it (see `teach`), and only in pictures read as one window; it is loaded on first use.
 Only numpy, OpenCV and onnxruntime run here: no PyTorch at run time.
 """
 
@@ -169,6 +173,15 @@ def _square_input(session, default: int) -> int:
     return shape[-1] if isinstance(shape[-1], int) and shape[-1] > 0 else default
 
 
+@dataclass(frozen=True)
+class DetectorModel:
+    """One detector network with what belongs to it: its square input side and box-size factor."""
+
+    session: object
+    size: int
+    box_scale: tuple[float, float]
+
+
 class TileRecognizer:
     """Load the models once, then `recognize(image)` as often as needed.
 
@@ -201,33 +214,65 @@ class TileRecognizer:
         self.det_size = _square_input(self.detector, DET_SIZE)
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
+        general = cfg.get("general_detector")
+        self._general_spec = (d / general["file"], tuple(general["box_scale"]), threads) if general else None
+        self._general: DetectorModel | None = None
         # one dummy pass so onnxruntime's first-run set-up is not billed to the first image
         self.detector.run(None, {"image": np.zeros((1, 3, self.det_size, self.det_size), np.float32)})
         self.classifier.run(None, {"crops": np.zeros((2, 3, self.cls_size, self.cls_size), np.float32)})
 
-    def detect(self, image: np.ndarray, tile_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def has_general_detector(self) -> bool:
+        return self._general_spec is not None
+
+    def detector_model(self, which: str = "shipped") -> DetectorModel:
+        """The shipped detector, or the general one (loaded on first use)."""
+        if which == "shipped":
+            return DetectorModel(self.detector, self.det_size, self.box_scale)
+        if which != "general":
+            raise ValueError(f"unknown detector {which!r}")
+        if self._general is None:
+            if self._general_spec is None:
+                raise models.ModelError("these tile models have no general detector")
+            path, scale, threads = self._general_spec
+            sess = models.session(path, threads)
+            self._general = DetectorModel(sess, _square_input(sess, DET_SIZE), scale)
+        return self._general
+
+    def _photo_detector(self) -> DetectorModel:
+        """The detector for a picture read as one window: the taught set's choice, if any."""
+        which = getattr(self.taught, "detector", "shipped") if self.taught is not None else "shipped"
+        return self.detector_model(which if which == "shipped" or self.has_general_detector else "shipped")
+
+    def detect(self, image: np.ndarray, tile_px: float | None = None,
+               detector: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Tile-face boxes (N, 4) in image pixels and their detection scores.
 
         `tile_px`: how long a tile face is in this image, when known (a calibrated table view).
         The image is then read in overlapping square windows scaled so that a tile comes out
         `window_tile_px` long at the detector's input (see the model card); without it the whole
         image is one window (a photo of a hand or of a few tiles, framed like the training photos).
+        `detector`: "shipped" or "general" for a picture read as one window (default: the taught
+        set's choice); windows always use the shipped detector, whose window settings they are.
         """
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
         if tile_px is None:
-            boxes, scores = self._detect_photo(image, self._photo_threshold())  # already suppressed
+            det = self._photo_detector() if detector is None else self.detector_model(detector)
+            boxes, scores = self._detect_photo(image, self._photo_threshold(), det)  # already suppressed
         else:
-            side = max(8, int(round(tile_px * self.det_size / self.window_tile_px)))
+            det = self.detector_model()
+            side = max(8, int(round(tile_px * det.size / self.window_tile_px)))
             overlap = int(round(WINDOW_OVERLAP_TILES * tile_px))
-            boxes, scores = self._suppress(*self._detect_windows(image, side, overlap))
+            boxes, scores = self._suppress(*self._detect_windows(image, side, overlap, det))
         if len(boxes):
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes, scores
 
-    def _detect_photo(self, image: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    def _detect_photo(self, image: np.ndarray, threshold: float,
+                      det: DetectorModel) -> tuple[np.ndarray, np.ndarray]:
         """A picture read as one window, and read again un-stretched when the detector is unsure.
 
         Photos in the training set were stretched to a square, so a photo of a long row of tiles
@@ -239,9 +284,9 @@ class TileRecognizer:
         `unstretch_margin`. Ordinary photos are read once.
         """
         h, w = image.shape[:2]
-        heat, size, offset = self._infer(image)
-        boxes, scores = self._suppress(*decode_detections(heat, size, offset, threshold, w / self.det_size,
-                                                          h / self.det_size, self.box_scale))
+        heat, size, offset = self._infer(image, det)
+        boxes, scores = self._suppress(*decode_detections(heat, size, offset, threshold, w / det.size,
+                                                          h / det.size, det.box_scale))
         # a taught set the detector is less sure of has a lower threshold: be unsure relative to it
         sure = self.shipped_threshold
         if self.taught is not None and self.taught.threshold is not None:
@@ -251,7 +296,7 @@ class TileRecognizer:
 
             def read(axis: int, f: float) -> float:
                 if (axis, f) not in readings:
-                    b, sc = self._suppress(*self._detect_squeezed(image, axis, f, threshold))
+                    b, sc = self._suppress(*self._detect_squeezed(image, axis, f, threshold, det))
                     readings[axis, f] = (_confidence(sc, sure), b, sc)
                 return readings[axis, f][0]
 
@@ -265,8 +310,8 @@ class TileRecognizer:
                 boxes, scores = b, sc
         return boxes, scores
 
-    def _detect_squeezed(self, image: np.ndarray, axis: int, factor: float,
-                         threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    def _detect_squeezed(self, image: np.ndarray, axis: int, factor: float, threshold: float,
+                         det: DetectorModel) -> tuple[np.ndarray, np.ndarray]:
         """Detections in the image squeezed by `factor` along `axis` (0: x, 1: y) and padded to a
         square with its median colour; boxes in the original image's pixels."""
         h, w = image.shape[:2]
@@ -276,7 +321,7 @@ class TileRecognizer:
         canvas = np.empty((side, side, 3), np.uint8)
         canvas[:] = np.median(small[::4, ::4].reshape(-1, 3), axis=0)
         canvas[:small.shape[0], :small.shape[1]] = small
-        boxes, scores = self._detect_window(canvas, threshold)
+        boxes, scores = self._detect_window(canvas, threshold, det)
         boxes[:, [axis, axis + 2]] *= np.float32(factor)
         return boxes, scores
 
@@ -292,22 +337,24 @@ class TileRecognizer:
             return min(self.threshold, self.taught.threshold)
         return self.threshold
 
-    def _infer(self, window: np.ndarray) -> list[np.ndarray]:
+    def _infer(self, window: np.ndarray, det: DetectorModel) -> list[np.ndarray]:
         """The detector's raw outputs (heat, size, offset) for one window stretched to its square input."""
         h, w = window.shape[:2]
-        n = self.det_size
+        n = det.size
         # bilinear as the training views were warped, unless shrinking so far that it would alias
         x = cv2.resize(window, (n, n), interpolation=cv2.INTER_AREA if max(h, w) > 2 * n else cv2.INTER_LINEAR)
         x = x.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1 / 255.0)
-        return self.detector.run(None, {"image": x})
+        return det.session.run(None, {"image": x})
 
-    def _detect_window(self, window: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    def _detect_window(self, window: np.ndarray, threshold: float,
+                       det: DetectorModel) -> tuple[np.ndarray, np.ndarray]:
         """Detector peaks in one window, stretched to the detector's square input."""
         h, w = window.shape[:2]
-        heat, size, offset = self._infer(window)
-        return decode_detections(heat, size, offset, threshold, w / self.det_size, h / self.det_size, self.box_scale)
+        heat, size, offset = self._infer(window, det)
+        return decode_detections(heat, size, offset, threshold, w / det.size, h / det.size, det.box_scale)
 
-    def _detect_windows(self, image: np.ndarray, side: int, overlap: int) -> tuple[np.ndarray, np.ndarray]:
+    def _detect_windows(self, image: np.ndarray, side: int, overlap: int,
+                        det: DetectorModel) -> tuple[np.ndarray, np.ndarray]:
         """Detector peaks over square windows of `side` pixels overlapping by `overlap`.
 
         A box touching a window's inner edge (one shared with a neighbouring window) is a tile
@@ -327,7 +374,7 @@ class TileRecognizer:
                 n_busy = counts[y1, x1] - counts[y0, x1] - counts[y1, x0] + counts[y0, x0]
                 if n_busy < BUSY_SHARE * (y1 - y0) * (x1 - x0):
                     continue
-                b, s = self._detect_window(image[y0:y1, x0:x1], self.window_threshold)
+                b, s = self._detect_window(image[y0:y1, x0:x1], self.window_threshold, det)
                 inner = np.ones(len(b), bool)
                 if x0 > 0:
                     inner &= b[:, 0] > edge

@@ -15,7 +15,10 @@ sorted into rows by height and named by position, each crop is jittered into a f
 views, and a softmax head is fitted on the classifier's 128-d embeddings of those views
 (seconds on a Pi; the shipped networks are unchanged). The detector is less sure of a
 design it never saw, so the set also keeps a detection threshold of its own, read from the
-detector's scores in the layout photo (`taught_threshold`). The set is saved as an .npz in
+detector's scores in the layout photo (`taught_threshold`). A set whose tiles the shipped
+classifier mostly misnames in the layout photo is a design the shipped models never saw: it
+is then read by the general detector (see `recognizer`), which was trained on many made-up
+designs and finds unfamiliar tiles better (`FAMILIAR_SHARE`). The set is saved as an .npz in
 the user's data folder and `companion recognize` uses it until it is forgotten.
 """
 
@@ -53,6 +56,11 @@ TAUGHT_THRESHOLD_FLOOR = 0.15
 #: (a half tile, a box off the tile, something that is not one of the set's tiles). Chosen on
 #: `companion bench teach --seed 3` (F1 after teaching 0.775 -> 0.796), see the model card
 TAUGHT_NAME_FLOOR = 0.2
+#: a set whose layout tiles the shipped classifier names right at least this often is one the
+#: shipped models know, and keeps the shipped detector; below it the general detector reads its
+#: photos (see the model card, "Teach your set")
+FAMILIAR_SHARE = 0.8
+DETECTORS = ("shipped", "general")
 
 
 class TeachError(CompanionError, ValueError):
@@ -79,6 +87,9 @@ class TaughtSet:
     #: detection threshold for this set (None: the shipped one; see `taught_threshold`)
     threshold: float | None = None
     info: dict = field(default_factory=dict)
+    #: which detector reads this set's photos: "shipped", or "general" for a design the shipped
+    #: models did not know (see FAMILIAR_SHARE)
+    detector: str = "shipped"
 
     def predict_proba(self, emb: np.ndarray) -> np.ndarray:
         z = emb @ self.weights + self.bias
@@ -92,7 +103,7 @@ class TaughtSet:
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, weights=self.weights, bias=self.bias, codes=np.array(self.codes),
                  threshold=np.float32(np.nan if self.threshold is None else self.threshold),
-                 info=np.array(repr(self.info)))
+                 info=np.array(repr(self.info)), detector=np.array(self.detector))
         os.replace(tmp, path)
         return path
 
@@ -105,8 +116,11 @@ class TaughtSet:
         try:
             with np.load(path, allow_pickle=False) as z:
                 t = float(z["threshold"]) if "threshold" in z.files else math.nan  # sets taught before it had one
+                detector = str(z["detector"]) if "detector" in z.files else "shipped"
+                if detector not in DETECTORS:
+                    raise ValueError(f"unknown detector {detector!r}")
                 return cls(z["weights"], z["bias"], [str(c) for c in z["codes"]],
-                           threshold=None if math.isnan(t) else t, info={"file": str(path)})
+                           threshold=None if math.isnan(t) else t, info={"file": str(path)}, detector=detector)
         except Exception as exc:
             raise CompanionError(f"taught tile set {path} is damaged ({exc}); run `companion teach --forget`") from exc
 
@@ -237,24 +251,53 @@ def taught_threshold(scores: np.ndarray, shipped: float) -> float:
 
 
 def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
-    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit, and
-    keep a detection threshold for the set."""
-    labelled, scores = [], []
+    """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit, and keep
+    the detector that will read the set and a detection threshold for it."""
     saved_threshold, saved_taught = recognizer.threshold, recognizer.taught
     # the layout's structure is known, so look harder: extra boxes are merged or dropped by row
     recognizer.threshold, recognizer.taught = min(saved_threshold, LAYOUT_THRESHOLD), None
     try:
-        for img in images:
-            boxes, found = recognizer.detect(img)
-            pairs = assign_layout(boxes, found)
-            labelled.append((img, [b for b, _ in pairs], [c for _, c in pairs]))
-            scores.append(slot_scores(boxes, found, [b for b, _ in pairs]))
+        labelled = [read_layout(recognizer, img) for img in images]
+        familiar = familiar_share(recognizer, labelled)
+        detector = "general" if familiar < FAMILIAR_SHARE and recognizer.has_general_detector else "shipped"
+        if detector == "general":  # learn from the boxes that detector draws, where it makes the rows
+            labelled = [read_layout(recognizer, img, prefer="general") for img, _, _ in labelled]
+        # the set's threshold comes from the scores of the detector that will read it
+        scores = np.concatenate([slot_scores(*recognizer.detect(img, detector=detector), boxes)
+                                 for img, boxes, _ in labelled])
     finally:
         recognizer.threshold, recognizer.taught = saved_threshold, saved_taught
     taught = teach_labelled(recognizer, labelled, seed, views)
-    taught.threshold = taught_threshold(np.concatenate(scores), recognizer.shipped_threshold)
-    taught.info["threshold"] = round(taught.threshold, 3)
+    taught.detector = detector
+    taught.threshold = taught_threshold(scores, recognizer.shipped_threshold)
+    taught.info.update(threshold=round(taught.threshold, 3), detector=detector, familiar=round(familiar, 3))
     return taught
+
+
+def read_layout(recognizer, image: np.ndarray, prefer: str = "shipped"):
+    """(image, slot boxes, codes) of one layout photo, read by the `prefer`red detector, or by
+    the other one when its boxes do not make the rows (the first refusal is raised when neither
+    does)."""
+    refusal = None
+    order = [prefer] + [d for d in DETECTORS if d != prefer]
+    for which in order if recognizer.has_general_detector else ["shipped"]:
+        try:
+            pairs = assign_layout(*recognizer.detect(image, detector=which))
+        except TeachError as exc:
+            refusal = refusal or exc
+            continue
+        return image, [b for b, _ in pairs], [c for _, c in pairs]
+    raise refusal
+
+
+def familiar_share(recognizer, labelled) -> float:
+    """The share of the layout's tiles that the shipped classifier already names right."""
+    right = total = 0
+    for img, boxes, codes in labelled:
+        probs, _ = recognizer.embed(img, np.float32(boxes).reshape(-1, 4))
+        right += sum(TILE_CODES[i] == c for i, c in zip(probs.argmax(1), codes))
+        total += len(codes)
+    return right / max(total, 1)
 
 
 def teach_labelled(recognizer, labelled, seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
