@@ -240,9 +240,11 @@ class TileRecognizer:
         return self._general
 
     def _photo_detector(self) -> DetectorModel:
-        """The detector for a picture read as one window: the taught set's choice, if any."""
-        which = getattr(self.taught, "detector", "shipped") if self.taught is not None else "shipped"
-        return self.detector_model(which if which == "shipped" or self.has_general_detector else "shipped")
+        """The detector for a picture read as one window: the taught set's choice, if any (with
+        models that have no general detector, e.g. `--models DIR`, the shipped one)."""
+        if self.taught is not None and self.taught.detector == "general" and self.has_general_detector:
+            return self.detector_model("general")
+        return self.detector_model()
 
     def detect(self, image: np.ndarray, tile_px: float | None = None,
                detector: str | None = None) -> tuple[np.ndarray, np.ndarray]:
