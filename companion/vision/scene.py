@@ -58,6 +58,14 @@ def tile_recognizer():
     return TileRecognizer(taught=TaughtSet.load())
 
 
+def use_taught_set(taught) -> None:
+    """Have the process's recogniser name tiles with a newly taught set (None: the shipped
+    classifier again), without loading its models again; if it is not loaded yet, it will find
+    the saved set when it is."""
+    if tile_recognizer.cache_info().currsize:
+        tile_recognizer().taught = taught
+
+
 def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
     """Face-up tiles through the tile recogniser: [{"tile", "box", "score"}], and a note if it cannot run."""
     try:

@@ -20,6 +20,7 @@ def create_app(services: Services) -> Flask:
     from companion.web.camera import camera_view
     from companion.web.health import health
     from companion.web.push import RESERVED_THREADS, PushBroker, push
+    from companion.web.teach import allow_photo_upload, teach_view
     from companion.web.views import views
 
     server = services.settings.server
@@ -44,11 +45,13 @@ def create_app(services: Services) -> Flask:
         broker=PushBroker(services.hub, services.table, max(1, server.threads - RESERVED_THREADS)),
     )
     i18n.install(app)
+    app.before_request(allow_photo_upload)  # before the CSRF check reads the form
     guard.install(app)
     errors.install(app)
     app.register_blueprint(views)
     app.register_blueprint(api)
     app.register_blueprint(push)
     app.register_blueprint(camera_view)  # the live view (hardware/camera)
+    app.register_blueprint(teach_view)  # "teach your set" from a phone (vision/tiles/teach.py)
     app.register_blueprint(health)  # /healthz (companion/health.py)
     return app

@@ -70,7 +70,9 @@ def install(app: Flask) -> None:
     def _http(e: HTTPException):
         code = {413: "too_large", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}.get(
             e.code or 500, "bad_request" if (e.code or 500) < 500 else "server_error")
-        message = {413: "the request body is too large (at most 64 KiB)"}.get(e.code or 500, e.description or e.name)
+        limit = request.max_content_length or 0
+        message = {413: f"the request body is too large (at most {limit // 1024} KiB)"}.get(e.code or 500,
+                                                                                         e.description or e.name)
         headers = dict(e.get_headers()) if e.code == 405 else {}
         headers.pop("Content-Type", None)
         return error_response(e.code or 500, code, message, headers)

@@ -205,3 +205,30 @@ def test_screenshots_and_small_screens(live, browsers):
     assert host.find_elements(By.ID, "variant")  # the host may start a new game
     phone.get(f"{base}/settings")
     assert phone.find_elements(By.ID, "variant") == []
+
+
+def test_the_host_teaches_the_tiles_from_a_phone_photo(live, browsers, tmp_path, monkeypatch):
+    import cv2
+    import numpy as np
+
+    from companion.vision import scene
+    from companion.vision.tiles.synth import layout_photo
+
+    monkeypatch.setenv("COMPANION_TAUGHT_SET", str(tmp_path / "set.npz"))
+    photo = tmp_path / "layout.jpg"
+    cv2.imwrite(str(photo), layout_photo(np.random.default_rng(2), art="abstract")[0])
+    _, base = live
+    host = browsers()
+    join(host, base, code=HOST_CODE, role="host", seat=0)
+    wait_live(host)
+    host.get(f"{base}/settings")
+    css(host, 'a[href="/teach"]').click()
+    try:
+        css(host, "#photo").send_keys(str(photo))  # what the phone's camera hands the page
+        css(host, 'form[enctype="multipart/form-data"] button[type=submit]').click()
+        wait(host, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".done")))
+        assert "Taught 42 tiles" in css(host, ".done").text and "42 tiles" in css(host, "#taught").text
+        assert (tmp_path / "set.npz").exists() and no_horizontal_scroll(host)
+        host.shot("teach-phone")
+    finally:
+        scene.use_taught_set(None)  # the process's recogniser is shared by every test
