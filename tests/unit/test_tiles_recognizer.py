@@ -266,6 +266,20 @@ def test_a_set_the_shipped_classifier_knows_keeps_the_shipped_detector(rec, monk
     assert rec.taught is None  # teaching leaves the recogniser as it found it
 
 
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_a_layout_photographed_sideways_or_upside_down_is_read_upright(rec, turns, monkeypatch):
+    from companion.vision.tiles.synth import layout_photo
+    from companion.vision.tiles.teach import teach
+
+    img, boxes, codes = layout_photo(np.random.default_rng(2), art="abstract")
+    taught = teach(rec, [np.ascontiguousarray(np.rot90(img, turns))])
+    monkeypatch.setattr(rec, "taught", taught)
+    probs, _ = rec.embed(img, np.float32(boxes))
+    named = [taught.codes[i] for i in probs.argmax(1)]
+    # the names follow the sheet's rows, not the photo's: nearly every upright tile is named right
+    assert np.mean([a == b for a, b in zip(named, codes)]) >= 0.85
+
+
 def test_teach_cli_writes_the_sheet(tmp_path):
     out = tmp_path / "sheet.svg"
     res = CliRunner().invoke(main, ["teach", "--sheet", str(out)])

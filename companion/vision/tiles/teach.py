@@ -261,7 +261,7 @@ def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEW
         familiar = familiar_share(recognizer, labelled)
         detector = "general" if familiar < FAMILIAR_SHARE and recognizer.has_general_detector else "shipped"
         if detector == "general":  # learn from the boxes that detector draws, where it makes the rows
-            labelled = [read_layout(recognizer, img, prefer="general") for img, _, _ in labelled]
+            labelled = [read_layout(recognizer, img, prefer="general") for img, _, _ in labelled]  # already upright
         # the set's threshold comes from the scores of the detector that will read it
         scores = np.concatenate([slot_scores(*recognizer.detect(img, detector=detector), boxes)
                                  for img, boxes, _ in labelled])
@@ -274,19 +274,28 @@ def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEW
     return taught
 
 
+#: a phone held the other way shows the sheet's rows as columns (or upside down): the photo is
+#: also read turned by these quarter turns. Only the upright turn makes rows of 9, 9, 9, 7 (and 8)
+#: tiles top to bottom, so a wrong turn is refused, never misnamed
+LAYOUT_TURNS = (0, 1, 3, 2)
+
+
 def read_layout(recognizer, image: np.ndarray, prefer: str = "shipped"):
     """(image, slot boxes, codes) of one layout photo, read by the `prefer`red detector, or by
-    the other one when its boxes do not make the rows (the first refusal is raised when neither
-    does)."""
+    the other one when its boxes do not make the rows, the photo turned upright if it was taken
+    sideways (the image returned is the upright one). The first refusal is raised when nothing
+    makes the rows."""
     refusal = None
-    order = [prefer] + [d for d in DETECTORS if d != prefer]
-    for which in order if recognizer.has_general_detector else ["shipped"]:
-        try:
-            pairs = assign_layout(*recognizer.detect(image, detector=which))
-        except TeachError as exc:
-            refusal = refusal or exc
-            continue
-        return image, [b for b, _ in pairs], [c for _, c in pairs]
+    detectors = [prefer] + [d for d in DETECTORS if d != prefer] if recognizer.has_general_detector else ["shipped"]
+    for turns in LAYOUT_TURNS:
+        upright = np.ascontiguousarray(np.rot90(image, turns)) if turns else image
+        for which in detectors:
+            try:
+                pairs = assign_layout(*recognizer.detect(upright, detector=which))
+            except TeachError as exc:
+                refusal = refusal or exc
+                continue
+            return upright, [b for b, _ in pairs], [c for _, c in pairs]
     raise refusal
 
 
