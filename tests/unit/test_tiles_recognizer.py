@@ -280,6 +280,19 @@ def test_a_layout_photographed_sideways_or_upside_down_is_read_upright(rec, turn
     assert np.mean([a == b for a, b in zip(named, codes)]) >= 0.85
 
 
+def test_a_layout_photographed_at_a_slant_is_levelled(rec):
+    from companion.vision.tiles.synth import layout_photo
+    from companion.vision.tiles.teach import TeachError, assign_layout, teach
+
+    img, _, _ = layout_photo(np.random.default_rng(2), art="abstract")
+    img = cv2.copyMakeBorder(img, 120, 120, 120, 120, cv2.BORDER_REPLICATE)
+    m = cv2.getRotationMatrix2D((img.shape[1] / 2, img.shape[0] / 2), 15, 1.0)
+    slanted = cv2.warpAffine(img, m, img.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    with pytest.raises(TeachError):  # the rows as the photo shows them do not make the sheet's rows ...
+        assign_layout(*rec.detect(slanted))
+    assert len(teach(rec, [slanted]).codes) == 42  # ... levelled, they do
+
+
 def test_teach_cli_writes_the_sheet(tmp_path):
     out = tmp_path / "sheet.svg"
     res = CliRunner().invoke(main, ["teach", "--sheet", str(out)])

@@ -13,6 +13,7 @@ from companion.vision.tiles.teach import (
     assign_layout,
     familiar_share,
     fit_head,
+    row_angle,
     slot_scores,
     taught_threshold,
 )
@@ -111,6 +112,18 @@ def test_familiar_share_counts_the_layout_tiles_the_shipped_classifier_names_rig
     boxes = [np.float32([0, 0, 10, 10])] * 4
     assert familiar_share(Named(), [(None, boxes, ["1m", "1m", "1m", "2m"])]) == 0.75
     assert familiar_share(Named(), [(None, boxes[:2], ["1m", "1m"]), (None, boxes[:2], ["5z", "6z"])]) == 0.5
+
+
+@pytest.mark.parametrize("degrees", [0, 12, -25, 80])
+def test_row_angle_is_the_slope_of_the_rows_folded_onto_a_quarter_turn(degrees):
+    boxes, _ = grid_boxes(LAYOUT_ROWS, np.random.default_rng(0))
+    c = (boxes[:, :2] + boxes[:, 2:]) / 2
+    t = np.radians(degrees)
+    turned = c @ np.float32([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])  # y down: +degrees slopes down
+    half = (boxes[:, 2:] - boxes[:, :2]) / 2
+    got = row_angle(np.hstack([turned - half, turned + half]))
+    assert got == pytest.approx((degrees + 45) % 90 - 45, abs=3)
+    assert row_angle(boxes[:3]) is None  # too few tiles to tell
 
 
 def test_slot_scores_take_the_best_detection_centred_in_each_slot():

@@ -278,25 +278,71 @@ def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEW
 #: also read turned by these quarter turns. Only the upright turn makes rows of 9, 9, 9, 7 (and 8)
 #: tiles top to bottom, so a wrong turn is refused, never misnamed
 LAYOUT_TURNS = (0, 1, 3, 2)
+#: a photo whose rows slope by more than this (degrees) is also read levelled (see `level`)
+LEVEL_MIN_DEGREES = 2.0
 
 
 def read_layout(recognizer, image: np.ndarray, prefer: str = "shipped"):
     """(image, slot boxes, codes) of one layout photo, read by the `prefer`red detector, or by
-    the other one when its boxes do not make the rows, the photo turned upright if it was taken
-    sideways (the image returned is the upright one). The first refusal is raised when nothing
-    makes the rows."""
+    the other one when its boxes do not make the rows; the photo is turned upright if it was
+    taken sideways, and levelled if its rows slope (the image returned is the one read). The
+    first refusal is raised when nothing makes the rows."""
     refusal = None
     detectors = [prefer] + [d for d in DETECTORS if d != prefer] if recognizer.has_general_detector else ["shipped"]
-    for turns in LAYOUT_TURNS:
-        upright = np.ascontiguousarray(np.rot90(image, turns)) if turns else image
+
+    def views():
+        for turns in LAYOUT_TURNS:
+            yield np.ascontiguousarray(np.rot90(image, turns)) if turns else image
+        levelled = level(image, recognizer.detect(image, detector=detectors[0])[0])
+        if levelled is not None:
+            for turns in LAYOUT_TURNS:
+                yield np.ascontiguousarray(np.rot90(levelled, turns)) if turns else levelled
+
+    for view in views():
         for which in detectors:
             try:
-                pairs = assign_layout(*recognizer.detect(upright, detector=which))
+                pairs = assign_layout(*recognizer.detect(view, detector=which))
             except TeachError as exc:
                 refusal = refusal or exc
                 continue
-            return upright, [b for b, _ in pairs], [c for _, c in pairs]
+            return view, [b for b, _ in pairs], [c for _, c in pairs]
     raise refusal
+
+
+def row_angle(boxes: np.ndarray) -> float | None:
+    """How far the layout's rows slope in the photo (degrees, -45..45; None: too few tiles): the
+    median direction from each tile to its nearest neighbour, which lies in the same row (tiles
+    in a row nearly touch; rows are further apart), folded onto a quarter turn."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    if len(boxes) < 6:
+        return None
+    c = (boxes[:, :2] + boxes[:, 2:]) / 2
+    d = np.linalg.norm(c[:, None] - c[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    v = c[d.argmin(1)] - c
+    ang = np.degrees(np.arctan2(v[:, 1], v[:, 0]))
+    return float(np.median((ang + 45) % 90 - 45))
+
+
+def level(image: np.ndarray, boxes: np.ndarray) -> np.ndarray | None:
+    """The photo turned so that the layout's rows run level (on a larger canvas, so no tile is
+    cut), or None when they already do or there are too few tiles to tell."""
+    angle = row_angle(boxes)
+    if angle is None or abs(angle) < LEVEL_MIN_DEGREES:
+        return None
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    nw, nh = int(h * sin + w * cos + 0.5), int(h * cos + w * sin + 0.5)
+    m[:, 2] += ((nw - w) / 2, (nh - h) / 2)
+    out = cv2.warpAffine(image, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # keep the tiles' part of it (with a margin for tiles missed at the rows' ends): the detector
+    # reads the whole picture at a fixed size, so the tiles stay as large as they were
+    c = cv2.transform(((boxes[:, :2] + boxes[:, 2:]) / 2)[None].astype(np.float32), m)[0]
+    pad = 2.0 * float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    x1, y1 = (np.maximum(c.min(0) - pad, 0)).astype(int)
+    x2, y2 = (np.minimum(c.max(0) + pad, (nw, nh))).astype(int)
+    return np.ascontiguousarray(out[y1:y2, x1:x2])
 
 
 def familiar_share(recognizer, labelled) -> float:
