@@ -2,8 +2,8 @@
 the club's tiles (the same flow as `companion teach`, see companion.vision.tiles.teach).
 
 `GET /teach` says what is taught now and how to teach; `GET /teach/sheet.svg` is the printable
-sheet; `POST /teach` takes the photo (multipart, field `photo`; the phone's camera opens from
-the file field), teaches, saves the set and hands it to the running recogniser; `POST
+sheet; `POST /teach` takes the photo or photos (multipart, field `photo`; the phone's camera
+opens from the file field), teaches, saves the set and hands it to the running recogniser; `POST
 /teach/forget` goes back to the shipped models. Host only. A photo that is not a picture or
 does not show the layout is refused with the reason, and the set taught before stays.
 """
@@ -80,19 +80,23 @@ def upload():
     from companion.vision.tiles.recognizer import TileRecognizer
     from companion.vision.tiles.teach import teach
 
-    photo = request.files.get("photo")
-    data = photo.read() if photo else b""
-    if not data:
+    images = []
+    for photo in request.files.getlist("photo"):  # one to three photos; different light helps
+        data = photo.read()
+        if not data:
+            continue
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            return _page(error=_("That file is not a photo the companion can read (JPEG or PNG)."), status=400)
+        images.append(image)
+    if not images:
         return _page(error=_("Choose a photo of the layout first."), status=400)
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        return _page(error=_("That file is not a photo the companion can read (JPEG or PNG)."), status=400)
     if not _teaching.acquire(blocking=False):
         raise WebError(409, "busy", _("Another photo is being taught; try again in a moment."))
     try:
         # a recogniser of its own: teaching changes its threshold for a moment, which must not
         # reach the one the camera is using
-        taught = teach(TileRecognizer(taught=None), [image])
+        taught = teach(TileRecognizer(taught=None), images)
         taught.save()
     except CompanionError as e:
         return _page(error=_("The layout could not be read: %(reason)s", reason=str(e)), status=400)

@@ -100,3 +100,14 @@ def test_a_photo_over_the_limit_is_refused_and_other_bodies_keep_theirs(app, hos
     assert f"at most {len(layout) // 2 // 1024} KiB" in r.json["error"]["message"]
     r = host.post("/api/hands", json={"result": "draw", "pad": "x" * (70 * 1024)})
     assert r.status_code == 413 and "at most 64 KiB" in r.json["error"]["message"]
+
+
+def test_several_photos_teach_together_and_one_bad_file_refuses_them_all(app, host, layout, tmp_path):
+    live = scene.tile_recognizer()
+    second = png(layout_photo(np.random.default_rng(3), art="abstract")[0])
+    files = [(io.BytesIO(layout), "a.png"), (io.BytesIO(b"not a picture"), "b.jpg")]
+    r = host.post("/teach", data={"photo": files}, content_type="multipart/form-data")
+    assert r.status_code == 400 and not (tmp_path / "taught" / "set.npz").exists()
+    files = [(io.BytesIO(layout), "a.png"), (io.BytesIO(second), "b.png")]
+    r = host.post("/teach", data={"photo": files}, content_type="multipart/form-data")
+    assert r.status_code == 200 and live.taught.info["photos"] == 2
