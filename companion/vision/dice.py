@@ -142,10 +142,9 @@ class DiceReader:
         import onnxruntime as ort
 
         folder = Path(model_dir) if model_dir is not None else MODEL_DIR
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        from companion.vision.onnx_options import session_options
+
+        opts = session_options(threads or min(2, os.cpu_count() or 1))
         sessions = []
         for name in (DETECTOR_FILE, FACE_FILE):
             path = folder / name

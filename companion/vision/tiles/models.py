@@ -60,12 +60,9 @@ def session(path: Path, threads: int | None = None):
         import onnxruntime as ort
     except ImportError as exc:  # pragma: no cover - core dependency
         raise ModelError("onnxruntime is not installed") from exc
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if threads:
-        opts.intra_op_num_threads = threads
-    opts.log_severity_level = 3
+    from companion.vision.onnx_options import session_options
+
     try:
-        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), sess_options=session_options(threads), providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
         raise ModelError(f"cannot load tile model {path}: {exc}") from exc
