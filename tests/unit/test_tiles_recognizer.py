@@ -228,6 +228,25 @@ def test_a_taught_set_drops_the_boxes_it_cannot_name(rec, monkeypatch):
     assert rec.recognize(img) == []
 
 
+def test_a_set_taught_while_a_picture_is_read_does_not_mix_into_it(rec, monkeypatch):
+    # the dashboard hands a new set to the camera's recogniser while it may be reading a frame
+    img = read_image(FIXTURES / "images" / "real_1.jpg")
+    nines = TaughtSet(np.zeros((128, 1), np.float32), np.float32([0]), ["9s"])
+    many = TaughtSet(np.zeros((128, 3), np.float32), np.float32([0, 0, 9]), ["1m", "2m", "7z"])
+    monkeypatch.setattr(rec, "taught", nines)
+    detect = rec.detect
+
+    def detect_then_swap(*a, **k):
+        found = detect(*a, **k)
+        rec.taught = many  # taught meanwhile: the next picture's set
+        return found
+
+    monkeypatch.setattr(rec, "detect", detect_then_swap)
+    tiles = rec.recognize(img)
+    assert tiles and {t.tile for t in tiles} == {"9s"}
+    assert {t.tile for t in rec.recognize(img)} == {"7z"}
+
+
 def test_a_taught_set_detects_at_its_own_threshold_unless_one_is_given(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_3.jpg")
     plain = len(rec.detect(img)[0])

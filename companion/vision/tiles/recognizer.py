@@ -46,6 +46,8 @@ CLOTH_DIFF = 40
 UNSURE_TOP = 5
 #: a reading's confidence: the sum of its best CONFIDENT_TOP scores at or above the threshold
 CONFIDENT_TOP = 30
+#: `embed`'s default: the recogniser's own taught set
+SAME = object()
 
 
 @dataclass(frozen=True)
@@ -390,14 +392,16 @@ class TileRecognizer:
                 scores.append(s[inner])
         return np.concatenate(boxes), np.concatenate(scores)
 
-    def embed(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def embed(self, image: np.ndarray, boxes: np.ndarray, taught=SAME) -> tuple[np.ndarray, np.ndarray]:
         """Name probabilities and unit embeddings (N, 128) of the boxed tiles. The names are the
         taught set's when there is one (N, its codes), else the shipped classifier's (N, 42). A
         crop whose best probability is below `quarter_tta_below` is also read turned a quarter
-        each way and the three readings averaged (sideways tiles are the most often misnamed)."""
-        head = self.taught.predict_proba if self.taught is not None else None
+        each way and the three readings averaged (sideways tiles are the most often misnamed).
+        `taught`: this set instead of the recogniser's own (None: the shipped classifier)."""
+        taught = self.taught if taught is SAME else taught
+        head = taught.predict_proba if taught is not None else None
         if len(boxes) == 0:
-            k = len(self.taught.codes) if self.taught is not None else len(TILE_CODES)
+            k = len(taught.codes) if taught is not None else len(TILE_CODES)
             return np.zeros((0, k), np.float32), np.zeros((0, 128), np.float32)
         crops = crop_tiles(image, boxes, self.cls_size)
         n = len(crops)
@@ -424,16 +428,17 @@ class TileRecognizer:
     def recognize(self, image: np.ndarray, tile_px: float | None = None) -> list[Tile]:
         """Every tile face found in a BGR image, named, in reading order (top-left first).
         `tile_px`: a tile face's long side in pixels, when known (see `detect`)."""
+        taught = self.taught  # one set for the whole picture, even if a new one is taught meanwhile
         boxes, det = self.detect(image, tile_px)
-        probs, _ = self.embed(image, boxes)
+        probs, _ = self.embed(image, boxes, taught)
         if len(boxes) and tile_px is None:
             # in a photo, a box that no tile name fits is half a tile, off the tile, or no tile.
             # Not in a table view's windows: there a tile the models never saw (an untaught set)
             # still counts as a tile on the table, whatever its name.
-            named = probs.max(1) >= (TAUGHT_NAME_FLOOR if self.taught is not None else self.name_floor)
+            named = probs.max(1) >= (TAUGHT_NAME_FLOOR if taught is not None else self.name_floor)
             boxes, det, probs = boxes[named], det[named], probs[named]
         cls = probs.argmax(1) if len(boxes) else np.zeros(0, np.int64)
-        tiles = [Tile(self.taught.codes[c] if self.taught is not None else TILE_CODES[c],
+        tiles = [Tile(taught.codes[c] if taught is not None else TILE_CODES[c],
                       tuple(float(v) for v in b), float(s * p[c]))
                  for b, s, p, c in zip(boxes, det, probs, cls)]
         return sorted(tiles, key=lambda t: (round(t.box[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
