@@ -10,8 +10,9 @@ The players lay one of each tile face-up in five rows, as the printed sheet show
     row 5  1f ... 8f      plum orchid chrysanthemum bamboo, spring summer autumn winter
                           (leave row 5 out for a set without bonus tiles)
 
-and take one or more photos from above. The detector finds the 42 (or 34) faces, they are
-sorted into rows by height and named by position, each crop is jittered into a few dozen
+and take one or more photos from above (a photo taken sideways, upside down or at a slant is
+turned upright and levelled first, see `read_layout`). The detector finds the 42 (or 34) faces,
+they are sorted into rows by height and named by position, each crop is jittered into a few dozen
 views, and a softmax head is fitted on the classifier's 128-d embeddings of those views
 (seconds on a Pi; the shipped networks are unchanged). The detector is less sure of a
 design it never saw, so the set also keeps a detection threshold of its own, read from the
