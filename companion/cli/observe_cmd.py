@@ -12,17 +12,15 @@ from companion.rules.seats import WIND_NAMES
 
 
 def _read(path: Path):
-    import cv2
     import numpy as np
+
+    from companion.vision.tiles.recognizer import decode_image
 
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as e:
         raise ImageError(f"{path}: cannot read: {e.strerror}") from None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise ImageError(f"{path}: not an image OpenCV can decode (corrupt or unsupported)")
-    return image
+    return decode_image(data, str(path))
 
 
 def _summary(obs: dict) -> str:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import datetime
 import threading
 
-import cv2
-import numpy as np
 from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import gettext as _
 
@@ -75,9 +73,9 @@ def sheet():
 @teach_view.post("/teach")
 def upload():
     require_host()
-    from companion.errors import CompanionError
+    from companion.errors import CompanionError, ImageError
     from companion.vision.scene import use_taught_set
-    from companion.vision.tiles.recognizer import TileRecognizer
+    from companion.vision.tiles.recognizer import TileRecognizer, decode_image
     from companion.vision.tiles.teach import teach
 
     images = []
@@ -85,10 +83,10 @@ def upload():
         data = photo.read()
         if not data:
             continue
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if image is None:
+        try:
+            images.append(decode_image(data, photo.filename or "photo"))
+        except ImageError:
             return _page(error=_("That file is not a photo the companion can read (JPEG or PNG)."), status=400)
-        images.append(image)
     if not images:
         return _page(error=_("Choose a photo of the layout first."), status=400)
     if not _teaching.acquire(blocking=False):
@@ -100,6 +98,8 @@ def upload():
         taught.save()
     except CompanionError as e:
         return _page(error=_("The layout could not be read: %(reason)s", reason=str(e)), status=400)
+    except OSError as e:  # the data folder is full or read-only: the set taught before stays
+        return _page(error=_("The taught set could not be saved: %(reason)s", reason=str(e)), status=500)
     finally:
         _teaching.release()
     use_taught_set(taught)

@@ -111,3 +111,18 @@ def test_several_photos_teach_together_and_one_bad_file_refuses_them_all(app, ho
     files = [(io.BytesIO(layout), "a.png"), (io.BytesIO(second), "b.png")]
     r = host.post("/teach", data={"photo": files}, content_type="multipart/form-data")
     assert r.status_code == 200 and live.taught.info["photos"] == 2
+
+
+def test_a_set_that_cannot_be_saved_says_so_and_the_old_one_stays(app, host, layout, tmp_path, monkeypatch):
+    assert upload(host, layout).status_code == 200
+    before = (tmp_path / "taught" / "set.npz").read_bytes()
+    taught_before = scene.tile_recognizer().taught
+
+    def full_disk(self, path=None):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(TaughtSet, "save", full_disk)
+    r = upload(host, layout)
+    assert r.status_code == 500 and "could not be saved" in r.get_data(as_text=True)
+    assert (tmp_path / "taught" / "set.npz").read_bytes() == before
+    assert scene.tile_recognizer().taught is taught_before

@@ -67,10 +67,16 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         raise ImageError(f"{p}: no such image file")
-    data = np.fromfile(str(p), np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    return decode_image(np.fromfile(str(p), np.uint8), str(p))
+
+
+def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
+    """Decode an encoded image (JPEG, PNG, ...; EXIF orientation applied) to BGR, or raise
+    ImageError saying why not."""
+    buf = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray)) else data
+    img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
     if img is None:
-        raise ImageError(f"{p}: not a readable image (corrupt or unsupported format)")
+        raise ImageError(f"{name}: not a readable image (corrupt or unsupported format)")
     return img
 
 
