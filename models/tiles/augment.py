@@ -1,4 +1,6 @@
-"""Geometric augmentation shared by the training scripts: random views with anisotropic stretch.
+"""Geometric augmentation of the training scripts: the shipped detector's zoomed views of whole
+photos (`zoom_matrix`), and views with anisotropic stretch (`view_matrix`, the general
+detector and the classifier).
 
 Why stretch: the data set's photos were *stretched* to 640x640 by Roboflow, so a photo of
 one long row of tiles ends up with tiles squeezed 4-10x along one axis. About one in nine
@@ -57,6 +59,20 @@ def view_matrix(rng: np.random.Generator, centre, tile_wh, out: int, size_range=
     target = np.clip(rng.uniform(0.2, 0.8, 2) * out, lo, hi)
     t = target - lin @ np.asarray(centre, np.float64)
     return np.hstack([lin, t[:, None]]).astype(np.float64)
+
+
+def zoom_matrix(rng: np.random.Generator, src: int, dst: int) -> np.ndarray:
+    """2x3 affine of the shipped detector's views: a whole src x src photo into dst x dst,
+    zoomed 0.6-2x, shifted, mirrored, quarter-turned and sometimes tilted a little."""
+    scale = dst / src * math.exp(rng.uniform(math.log(0.6), math.log(2.0)))
+    ang = int(rng.integers(4)) * 90 + (rng.uniform(-10, 10) if rng.random() < 0.3 else 0.0)
+    m = cv2.getRotationMatrix2D((src / 2, src / 2), ang, scale)
+    if rng.random() < 0.5:
+        m[0] *= -1  # mirror; the recentring below puts the picture back in view
+    c = m @ np.array([src / 2, src / 2, 1.0])
+    target = np.array([dst / 2, dst / 2]) + rng.uniform(-0.3, 0.3, 2) * dst * max(scale * src / dst, 1.0)
+    m[:, 2] += target - c
+    return m
 
 
 def transform_boxes(boxes: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -1,10 +1,12 @@
 """The two small networks of the tile recogniser (PyTorch, for training and export only).
 
-* TileDetector: one-class CenterNet-style face finder, fully convolutional (trained on
-  320 and 448 views, run on the whole frame at DET_SIZE), stride-4 output: a centre heat
-  map (peaks already kept by a 3x3 max-pool, so run time needs no NMS), log box size in
-  output cells, and sub-cell offset. Its pyramid reaches down to stride 64 so that a tile
-  stretched across the whole frame (see augment.py) still has one centre.
+* TileDetector: one-class CenterNet-style face finder, fully convolutional, stride-4 output:
+  a centre heat map (peaks already kept by a 3x3 max-pool, so run time needs no NMS), log
+  box size in output cells, and sub-cell offset. The shipped detector (`train_detector.py`)
+  runs on the whole frame at DET_SIZE. The general detector for taught sets
+  (`train_general_detector.py`, `deep=True`) runs at GENERAL_DET_SIZE and its pyramid
+  reaches down to stride 64, so that a tile stretched across the whole frame (see
+  augment.py) still has one centre.
 * TileClassifier: CLS_SIZE x CLS_SIZE crop -> 42 kinds; its 128-d penultimate layer is the
   embedding that "teach your set" fits prototypes and a head on.
 Both are depthwise-separable so that they run in a few ms under onnxruntime on a Pi.
@@ -16,7 +18,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-DET_SIZE = 448
+DET_SIZE = 384          # the shipped detector's input
+GENERAL_DET_SIZE = 448  # the general detector's input
 DET_STRIDE = 4
 CLS_SIZE = 48
 EMBED_DIM = 128
@@ -40,18 +43,21 @@ def up_to(p: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 
 
 class TileDetector(nn.Module):
-    def __init__(self):
+    def __init__(self, deep: bool = False):
         super().__init__()
+        self.deep = deep
         c = [16, 32, 64, 128, 192, 192]
         self.stem = cbr(3, c[0], 2)                                    # /2
         self.s4 = nn.Sequential(dws(c[0], c[1], 2), dws(c[1], c[1]))   # /4
         self.s8 = nn.Sequential(dws(c[1], c[2], 2), dws(c[2], c[2]))   # /8
         self.s16 = nn.Sequential(dws(c[2], c[3], 2), dws(c[3], c[3]), dws(c[3], c[3]))  # /16
         self.s32 = nn.Sequential(dws(c[3], c[4], 2), dws(c[4], c[4]))  # /32
-        self.s64 = nn.Sequential(dws(c[4], c[5], 2), dws(c[5], c[5]))  # /64: whole-frame context
         f = 48
-        self.l64, self.l32, self.l16, self.l8, self.l4 = (nn.Conv2d(ci, f, 1) for ci in (c[5], c[4], c[3], c[2], c[1]))
-        self.smooth32, self.smooth16, self.smooth8, self.smooth4 = dws(f, f), dws(f, f), dws(f, f), dws(f, f)
+        if deep:  # /64: whole-frame context
+            self.s64 = nn.Sequential(dws(c[4], c[5], 2), dws(c[5], c[5]))
+            self.l64, self.smooth32 = nn.Conv2d(c[5], f, 1), dws(f, f)
+        self.l32, self.l16, self.l8, self.l4 = (nn.Conv2d(ci, f, 1) for ci in (c[4], c[3], c[2], c[1]))
+        self.smooth16, self.smooth8, self.smooth4 = dws(f, f), dws(f, f), dws(f, f)
         self.head = dws(f, f)
         self.heat = nn.Conv2d(f, 1, 1)
         self.size = nn.Conv2d(f, 2, 1)
@@ -64,9 +70,9 @@ class TileDetector(nn.Module):
         x8 = self.s8(x4)
         x16 = self.s16(x8)
         x32 = self.s32(x16)
-        x64 = self.s64(x32)
-        p = self.l64(x64)
-        p = self.smooth32(self.l32(x32) + up_to(p, x32))
+        p = self.l32(x32)
+        if self.deep:
+            p = self.smooth32(p + up_to(self.l64(self.s64(x32)), x32))
         p = self.smooth16(self.l16(x16) + up_to(p, x16))
         p = self.smooth8(self.l8(x8) + up_to(p, x8))
         p = self.smooth4(self.l4(x4) + up_to(p, x4))
