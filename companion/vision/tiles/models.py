@@ -41,7 +41,9 @@ def settings(folder: Path) -> dict:
     `name_floor`: a box whose best class probability is below it is dropped, when a photo
     is read again un-stretched (`unstretch_*`, see recognizer.TileRecognizer._detect_photo), and
     `quarter_tta_below`: a crop named less surely than this is also read turned a quarter
-    either way, the three readings averaged (see recognizer.TileRecognizer.embed)."""
+    either way, the three readings averaged (see recognizer.TileRecognizer.embed), and the
+    detectors besides the shipped one (`general_detector`, `window_detector`: file and box-size
+    factor; see recognizer.EXTRA_DETECTORS)."""
     import json
 
     p = Path(folder) / SETTINGS_FILE

@@ -8,10 +8,14 @@ Stage 2 (tile_classifier.onnx): each box plus a 6 % margin stretched to the clas
 square input (48x48) -> 42 kind probabilities and a 128-d embedding. A taught tile set
 (see `teach`) replaces the classifier's head by one fitted on the players' own tiles.
 Both input sizes are read from the ONNX files, so a retrained pair may change them.
-A second detector, the *general* one (`general_detector` in tile_models.json), was also trained
-on rendered tiles of many made-up designs: it finds a design the shipped detector never saw
-better, and ordinary photos worse. Only a taught set that the shipped classifier did not know
-uses it (see `teach`), and only in pictures read as one window; it is loaded on first use.
+Two more detectors may come with the models (tile_models.json), each loaded on first use:
+* the *general* one (`general_detector`), also trained on rendered tiles of many made-up
+  designs: it finds a design the shipped detector never saw better, and ordinary photos worse.
+  Only a taught set that the shipped classifier did not know uses it (see `teach`), and only in
+  pictures read as one window;
+* the *windows* one (`window_detector`): an earlier checkpoint of the shipped detector's run,
+  which finds tiles of designs it never saw more often; a calibrated table view is read with it
+  in windows (see `detect`). Without it, windows use the shipped detector.
 Only numpy, OpenCV and onnxruntime run here: no PyTorch at run time.
 """
 
@@ -48,6 +52,8 @@ UNSURE_TOP = 5
 CONFIDENT_TOP = 30
 #: `embed`'s default: the recogniser's own taught set
 SAME = object()
+#: the detectors besides the shipped one, by name: their key in tile_models.json
+EXTRA_DETECTORS = {"general": "general_detector", "windows": "window_detector"}
 
 
 @dataclass(frozen=True)
@@ -222,30 +228,31 @@ class TileRecognizer:
         self.det_size = _square_input(self.detector, DET_SIZE)
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
-        general = cfg.get("general_detector")
-        self._general_spec = (d / general["file"], tuple(general["box_scale"]), threads) if general else None
-        self._general: DetectorModel | None = None
+        self._extra_specs = {which: (d / spec["file"], tuple(spec["box_scale"]), threads)
+                             for which, key in EXTRA_DETECTORS.items() if (spec := cfg.get(key))}
+        self._extra: dict[str, DetectorModel] = {}
         # one dummy pass so onnxruntime's first-run set-up is not billed to the first image
         self.detector.run(None, {"image": np.zeros((1, 3, self.det_size, self.det_size), np.float32)})
         self.classifier.run(None, {"crops": np.zeros((2, 3, self.cls_size, self.cls_size), np.float32)})
 
     @property
     def has_general_detector(self) -> bool:
-        return self._general_spec is not None
+        return "general" in self._extra_specs
 
     def detector_model(self, which: str = "shipped") -> DetectorModel:
-        """The shipped detector, or the general one (loaded on first use)."""
-        if which == "shipped":
+        """The shipped detector, or one of EXTRA_DETECTORS (loaded on first use); "windows"
+        falls back to the shipped detector when the models have none of their own."""
+        if which == "shipped" or (which == "windows" and which not in self._extra_specs):
             return DetectorModel(self.detector, self.det_size, self.box_scale)
-        if which != "general":
+        if which not in EXTRA_DETECTORS:
             raise ValueError(f"unknown detector {which!r}")
-        if self._general is None:
-            if self._general_spec is None:
-                raise models.ModelError("these tile models have no general detector")
-            path, scale, threads = self._general_spec
+        if which not in self._extra:
+            if which not in self._extra_specs:
+                raise models.ModelError(f"these tile models have no {which} detector")
+            path, scale, threads = self._extra_specs[which]
             sess = models.session(path, threads)
-            self._general = DetectorModel(sess, _square_input(sess, DET_SIZE), scale)
-        return self._general
+            self._extra[which] = DetectorModel(sess, _square_input(sess, DET_SIZE), scale)
+        return self._extra[which]
 
     def _photo_detector(self) -> DetectorModel:
         """The detector for a picture read as one window: the taught set's choice, if any (with
@@ -263,7 +270,7 @@ class TileRecognizer:
         `window_tile_px` long at the detector's input (see the model card); without it the whole
         image is one window (a photo of a hand or of a few tiles, framed like the training photos).
         `detector`: "shipped" or "general" for a picture read as one window (default: the taught
-        set's choice); windows always use the shipped detector, whose window settings they are.
+        set's choice); windows always use the windows detector, whose window settings they are.
         """
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
@@ -272,7 +279,7 @@ class TileRecognizer:
             det = self._photo_detector() if detector is None else self.detector_model(detector)
             boxes, scores = self._detect_photo(image, self._photo_threshold(), det)  # already suppressed
         else:
-            det = self.detector_model()
+            det = self.detector_model("windows")
             side = max(8, int(round(tile_px * det.size / self.window_tile_px)))
             overlap = int(round(WINDOW_OVERLAP_TILES * tile_px))
             boxes, scores = self._suppress(*self._detect_windows(image, side, overlap, det))
