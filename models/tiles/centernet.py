@@ -6,16 +6,21 @@ one-class detector (see nets.TileDetector).
 * `make_targets`: Gaussian centre peaks, log box size and sub-cell offset at stride 4;
 * `centernet_loss`: focal loss on the peaks, L1 on the offset, and L1 on log size that is
   asymmetric for loose boxes;
-* `holdout_f1`: centre-matched F1 on the holdout sets, printed while training.
+* `holdout_f1`: centre-matched F1 on the holdout sets, printed while training;
+* `add_training_args`, `train_step`, `end_epoch`: the command line, the optimiser step and the
+  per-epoch report and checkpoint that both training scripts run.
 """
 
 from __future__ import annotations
+
+import argparse
+import time
 
 import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
-
+from common import DEFAULT_DATA
 from nets import DET_STRIDE, DetectorExport
 
 
@@ -68,7 +73,7 @@ def centernet_loss(pred, heat, mask, size, off, reg):
     d = ps - size
     # loose labels (Roboflow's rotated copies) are never too small: an over-estimate of them
     # costs 4x an under-estimate, so the size head learns the tight size of unrotated copies
-    l_size = ((d.abs() * tight + torch.where(d > 0, d, -0.25 * d) * loose)).sum() / n
+    l_size = (d.abs() * tight + torch.where(d > 0, d, -0.25 * d) * loose).sum() / n
     r = (reg > 0).float().unsqueeze(1)
     l_off = (F.l1_loss(po, off, reduction="none") * r).sum() / n
     return focal + l_size + l_off, (focal.item(), l_size.item(), l_off.item())
@@ -100,3 +105,39 @@ def holdout_f1(net, sets, size: int, threshold: float = 0.4) -> dict[str, float]
             res[name] = 2 * p * r / max(p + r, 1e-9)
     net.train()
     return res
+
+
+def add_training_args(ap: argparse.ArgumentParser, epochs: int) -> None:
+    """The options both detector scripts take."""
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--epochs", type=int, default=epochs)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--eval-every", type=int, default=4, help="holdout F1 every N epochs (0: only at the end)")
+    ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
+    ap.add_argument("--limit", type=int, default=0, help="use only N train photos (a quick smoke run)")
+    ap.add_argument("--out", default="tiles-det.pt")
+
+
+def train_step(net, opt, sched, x: torch.Tensor, targets) -> tuple[float, np.ndarray]:
+    """One optimiser step on a batch: (loss, its heat / size / offset parts)."""
+    loss, parts = centernet_loss(net(x), *targets)
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
+    opt.step()
+    sched.step()
+    return loss.item(), np.array(parts)
+
+
+def end_epoch(net, args, ep: int, losses: list[float], parts: np.ndarray, started: float, sets, size: int) -> None:
+    """Print the epoch's mean losses (and the holdout F1 every `--eval-every` epochs) and save."""
+    n = max(len(losses), 1)
+    msg = (f"epoch {ep + 1}/{args.epochs} loss {sum(losses) / n:.3f} (heat {parts[0] / n:.3f} "
+           f"size {parts[1] / n:.3f} off {parts[2] / n:.3f}) {time.time() - started:.0f}s")
+    if ep + 1 == args.epochs or (args.eval_every and (ep + 1) % args.eval_every == 0):
+        msg += " | centre F1 " + " ".join(f"{k} {v:.3f}" for k, v in holdout_f1(net, sets, size).items())
+    print(msg, flush=True)
+    torch.save(net.state_dict(), args.out)

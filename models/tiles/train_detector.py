@@ -21,10 +21,9 @@ import time
 import cv2
 import numpy as np
 import torch
-
 from augment import transform_boxes, zoom_matrix
-from centernet import centernet_loss, holdout_f1, make_targets, visible
-from common import DEFAULT_DATA, load_train, photometric
+from centernet import add_training_args, end_epoch, make_targets, train_step, visible
+from common import load_train, photometric
 from nets import DET_SIZE, DET_STRIDE, TileDetector
 
 
@@ -55,16 +54,7 @@ class DetData(torch.utils.data.Dataset):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--epochs", type=int, default=30)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--eval-every", type=int, default=4, help="holdout F1 every N epochs (0: only at the end)")
-    ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
-    ap.add_argument("--limit", type=int, default=0, help="use only N train photos (a quick smoke run)")
-    ap.add_argument("--out", default="tiles-det.pt")
+    add_training_args(ap, epochs=30)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -84,25 +74,13 @@ def main():
         ds.epoch = ep
         dl = torch.utils.data.DataLoader(ds, batch_size=args.batch, shuffle=True, drop_last=True,
                                          generator=torch.Generator().manual_seed(ep))
-        t0, tot, parts = time.time(), 0.0, np.zeros(3)
+        t0, losses, parts = time.time(), [], np.zeros(3)
         net.train()
         for x, *tg in dl:
-            loss, p = centernet_loss(net(x), *tg)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
-            opt.step()
-            sched.step()
-            tot += loss.item()
+            loss, p = train_step(net, opt, sched, x, tg)
+            losses.append(loss)
             parts += p
-        nb = len(dl)
-        msg = (f"epoch {ep + 1}/{args.epochs} loss {tot / nb:.3f} (heat {parts[0] / nb:.3f} size {parts[1] / nb:.3f} "
-               f"off {parts[2] / nb:.3f}) {time.time() - t0:.0f}s")
-        if ep + 1 == args.epochs or (args.eval_every and (ep + 1) % args.eval_every == 0):
-            msg += " | centre F1 " + " ".join(f"{k} {v:.3f}" for k, v in holdout_f1(net, sets, DET_SIZE).items())
-        print(msg, flush=True)
-        torch.save(net.state_dict(), args.out)
-
+        end_epoch(net, args, ep, losses, parts, t0, sets, DET_SIZE)
 
 if __name__ == "__main__":
     main()

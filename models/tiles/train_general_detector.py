@@ -23,16 +23,14 @@ Progress (losses, time, holdout centre F1 every few epochs) is printed per epoch
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import cv2
 import numpy as np
 import torch
-
 from augment import transform_boxes, view_matrix
-from centernet import centernet_loss, holdout_f1, make_targets, visible
-from common import DEFAULT_DATA, load_train, photometric, rotated_copy
+from centernet import add_training_args, end_epoch, make_targets, train_step, visible
+from common import load_train, photometric, rotated_copy
 from nets import DET_STRIDE, GENERAL_DET_SIZE, TileDetector
 
 SMALL_VIEW, BIG_VIEW, BIG_SHARE = 320, GENERAL_DET_SIZE, 0.25
@@ -106,18 +104,9 @@ def batch_of(sources, idx, rng, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--epochs", type=int, default=32)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-3)
+    add_training_args(ap, epochs=32)
     ap.add_argument("--warmup", type=float, default=0.05, help="share of the steps spent warming up the LR")
     ap.add_argument("--synthetic", type=int, default=300, help="synthetic abstract-art scenes mixed into each epoch")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--eval-every", type=int, default=4, help="holdout F1 every N epochs (0: only at the end)")
-    ap.add_argument("--init", default=None, help="start from these weights (a second, shorter cycle)")
-    ap.add_argument("--limit", type=int, default=0, help="use only N train photos (a quick smoke run)")
-    ap.add_argument("--out", default="tiles-det.pt")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -142,27 +131,15 @@ def main():
     for ep in range(args.epochs):
         rng = np.random.default_rng((args.seed, ep))
         order = rng.permutation(len(sources))
-        t1, tot, parts = time.time(), 0.0, np.zeros(3)
+        t1, losses, parts = time.time(), [], np.zeros(3)
         net.train()
         for b in range(per_epoch):
             out = BIG_VIEW if rng.random() < BIG_SHARE else SMALL_VIEW
             x, *tg = batch_of(sources, order[b * args.batch:(b + 1) * args.batch], rng, out)
-            loss, p = centernet_loss(net(x.contiguous(memory_format=torch.channels_last)), *tg)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
-            opt.step()
-            sched.step()
-            tot += loss.item()
+            loss, p = train_step(net, opt, sched, x.contiguous(memory_format=torch.channels_last), tg)
+            losses.append(loss)
             parts += p
-        msg = (f"epoch {ep + 1}/{args.epochs} loss {tot / per_epoch:.3f} (heat {parts[0] / per_epoch:.3f} "
-               f"size {parts[1] / per_epoch:.3f} off {parts[2] / per_epoch:.3f}) {time.time() - t1:.0f}s")
-        if ep + 1 == args.epochs or (args.eval_every and (ep + 1) % args.eval_every == 0):
-            f1 = holdout_f1(net, sets, GENERAL_DET_SIZE)
-            msg += " | centre F1 " + " ".join(f"{k} {v:.3f}" for k, v in f1.items())
-        print(msg, flush=True)
-        torch.save(net.state_dict(), args.out)
-
+        end_epoch(net, args, ep, losses, parts, t1, sets, GENERAL_DET_SIZE)
 
 if __name__ == "__main__":
     main()
