@@ -220,8 +220,13 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
 
 
 def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list[tuple[float, float, float]]:
-    """(x, y, radius) in table cm of the dice, the wind disc and the East marker the analysis found."""
-    out = []
+    """(x, y, radius) in table cm of what the analysis found that is not a face-up tile: the
+    standing wall stacks (a tile's back seen from above), the dice, the wind disc and the East
+    marker. Circles of half a tile's depth on every standing stack cover the wall's band."""
+    layout = TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile)
+    out = [(float(x), float(y), s.tile.depth / 2)
+           for seat in seen["walls"]["seats"].values() for k in seat["standing"]
+           for x, y in [layout.stack_centre(seat["side"], k)]]
     for d in seen["dice"]:
         x1, y1, x2, y2 = d["box"]
         (x, y), = cal.to_table([[(x1 + x2) / 2, (y1 + y2) / 2]])

@@ -65,6 +65,30 @@ def test_dice_and_the_wind_disc_are_not_taken_for_tiles():
     assert alone  # what the exclusion removed
 
 
+def test_the_walls_tile_backs_are_not_taken_for_tiles():
+    from companion.vision.calibrate import from_markers
+    from companion.vision.geometry import TableLayout
+    from companion.vision.scene import _not_tiles, recognise_table_tiles
+
+    # built walls, two dice, the wind disc and the East marker, no face-up tile: read alone, the
+    # windows take a dozen things for tiles, most of them the backs of standing wall stacks
+    sc = random_scene(5034, "easy")
+    image, pixels = render(sc)
+    t = sc.truth
+    settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
+    obs = analyse(image, settings)
+    assert pixels["tiles"] == [] and obs["tiles"] == []
+    cal = from_markers(image)
+    alone, _ = recognise_table_tiles(image, cal, settings.tile)
+    layout = TableLayout(cal.table_size, settings.variant.stacks_per_wall, settings.tile)
+    stacks = [layout.stack_centre(seat["side"], k) for seat in obs["walls"]["seats"].values() for k in seat["standing"]]
+    centres = cal.to_table([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in (a["box"] for a in alone)])
+    on_walls = [c for c in centres if min(np.hypot(*(c - s)) for s in stacks) < settings.tile.depth / 2]
+    assert len(on_walls) >= 5
+    # one circle per standing stack, then the dice, the wind disc and the East marker
+    assert len(_not_tiles(obs, cal, settings)) == len(stacks) + 4
+
+
 def test_only_boxes_of_a_tiles_size_are_kept_and_mapped_to_camera_pixels(monkeypatch):
     from companion.vision import scene
     from companion.vision.calibrate import manual
