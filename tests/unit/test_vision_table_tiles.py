@@ -48,38 +48,40 @@ def test_tiles_can_be_left_out():
     assert obs["tiles"] == [] and obs["tiles_note"] == "not asked"
 
 
-def test_dice_and_the_wind_disc_are_not_taken_for_tiles():
+def _no_tiles_scene(seed: int):
+    """A rendered easy scene with built walls and no face-up tile: (settings, analysis, its
+    calibration, what the windows find when nothing is excluded)."""
     from companion.vision.calibrate import from_markers
     from companion.vision.scene import recognise_table_tiles
 
-    # built walls, two dice and the wind disc, no face-up tile: read alone, the detector takes
-    # the dice and the disc (ivory with black marks) for tiles; the analysis knows better
-    sc = random_scene(3, "easy")
+    sc = random_scene(seed, "easy")
     image, pixels = render(sc)
     t = sc.truth
     settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
     obs = analyse(image, settings)
-    assert pixels["tiles"] == [] and len(obs["dice"]) == 2 and "wind_at" in obs
+    assert pixels["tiles"] == []
+    cal = from_markers(image)
+    alone, _ = recognise_table_tiles(image, cal, settings.tile)
+    return settings, obs, cal, alone
+
+
+def test_dice_and_the_wind_disc_are_not_taken_for_tiles():
+    # two dice and the wind disc: read alone, the detector takes the dice and the disc (ivory
+    # with black marks) for tiles; the analysis knows better
+    _, obs, _, alone = _no_tiles_scene(3)
+    assert len(obs["dice"]) == 2 and "wind_at" in obs
     assert obs["tiles"] == []
-    alone, _ = recognise_table_tiles(image, from_markers(image), settings.tile)
     assert alone  # what the exclusion removed
 
 
 def test_the_walls_tile_backs_are_not_taken_for_tiles():
-    from companion.vision.calibrate import from_markers
     from companion.vision.geometry import TableLayout
-    from companion.vision.scene import _not_tiles, recognise_table_tiles
+    from companion.vision.scene import _not_tiles
 
-    # built walls, two dice, the wind disc and the East marker, no face-up tile: read alone, the
-    # windows take a dozen things for tiles, most of them the backs of standing wall stacks
-    sc = random_scene(5034, "easy")
-    image, pixels = render(sc)
-    t = sc.truth
-    settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
-    obs = analyse(image, settings)
-    assert pixels["tiles"] == [] and obs["tiles"] == []
-    cal = from_markers(image)
-    alone, _ = recognise_table_tiles(image, cal, settings.tile)
+    # two dice, the wind disc and the East marker: read alone, the windows take a dozen things
+    # for tiles, most of them the backs of standing wall stacks
+    settings, obs, cal, alone = _no_tiles_scene(5034)
+    assert obs["tiles"] == []
     layout = TableLayout(cal.table_size, settings.variant.stacks_per_wall, settings.tile)
     stacks = [layout.stack_centre(seat["side"], k) for seat in obs["walls"]["seats"].values() for k in seat["standing"]]
     centres = cal.to_table([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in (a["box"] for a in alone)])
