@@ -7,20 +7,8 @@ from pathlib import Path
 import click
 
 from companion.cli.common import config_options, emit_json, fail, resolve_variant, settings_from, variant_option
-from companion.errors import CompanionError, ImageError
+from companion.errors import CompanionError
 from companion.rules.seats import WIND_NAMES
-
-
-def _read(path: Path):
-    import numpy as np
-
-    from companion.vision.tiles.recognizer import decode_image
-
-    try:
-        data = np.fromfile(str(path), np.uint8)
-    except OSError as e:
-        raise ImageError(f"{path}: cannot read: {e.strerror}") from None
-    return decode_image(data, str(path))
 
 
 def _summary(obs: dict) -> str:
@@ -69,6 +57,7 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     from companion.vision.calibrate import manual
     from companion.vision.geometry import TileSize
     from companion.vision.scene import SceneSettings, analyse, tile_recognizer, warm_up
+    from companion.vision.tiles.recognizer import read_image
 
     vs = settings.vision
     scene = SceneSettings(variant=variant, first_east_side=first_east_side or vs.first_east_side, dealer=dealer,
@@ -82,7 +71,7 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     results, failed = [], 0
     for path in images:
         try:
-            obs = analyse(_read(path), scene, calibration=fixed, name=str(path))
+            obs = analyse(read_image(path), scene, calibration=fixed, name=str(path))
         except (CompanionError, ValueError) as e:
             failed += 1
             click.echo(f"Error: {e}", err=True)

@@ -124,6 +124,17 @@ def test_corrupt_image_gives_a_clear_error(rec, corrupt, tmp_path):
         rec.recognize(np.zeros((4, 4, 3), np.uint8))
 
 
+def test_an_unreadable_file_gives_a_clear_error(monkeypatch):
+    # a file that is there but cannot be read (permissions, a failing SD card): an ImageError
+    # with the reason, which `recognize` and `observe` report per image, not an OSError
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(np, "fromfile", refuse)
+    with pytest.raises(ImageError, match="cannot read: Permission denied"):
+        read_image(FIXTURES / "images" / "real_1.jpg")
+
+
 def test_missing_model_folder_is_reported(tmp_path):
     with pytest.raises(models.ModelError, match="not found"):
         TileRecognizer(tmp_path)

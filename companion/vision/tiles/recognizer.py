@@ -73,7 +73,11 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         raise ImageError(f"{p}: no such image file")
-    return decode_image(np.fromfile(str(p), np.uint8), str(p))
+    try:
+        data = np.fromfile(str(p), np.uint8)
+    except OSError as e:  # unreadable: permissions, a failing card
+        raise ImageError(f"{p}: cannot read: {e.strerror}") from None
+    return decode_image(data, str(p))
 
 
 def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
