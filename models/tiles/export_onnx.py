@@ -4,7 +4,10 @@
     python models/tiles/export_onnx.py --general det32.pt       # the general detector for taught sets
 
 Any network may be left out: its ONNX file is then copied from `--keep-from` (default: the
-shipped weights), so a new detector can be tried with the shipped classifier.
+shipped weights), so a new detector can be tried with the shipped classifier; so are the
+other ONNX files there (the windows detector, an earlier checkpoint: see the model card).
+The photo detector is exported with a free input height and width, so that a photo squeezed
+back from a stretch is read at its own narrow size (recognizer.TileRecognizer._detect_squeezed).
 """
 
 from __future__ import annotations
@@ -33,8 +36,12 @@ def main():
     out, keep = Path(args.out), Path(args.keep_from)
     out.mkdir(parents=True, exist_ok=True)
     det_names = {"input_names": ["image"], "output_names": ["heat", "size", "offset"]}
+    # the photo detector takes any height and width (multiples of 4): a photo squeezed back
+    # from a stretch is read at its own narrow size instead of padded to a square
+    free = {"image": {2: "h", 3: "w"}, **{n: {2: "h/4", 3: "w/4"} for n in ("heat", "size", "offset")}}
     nets = {  # file: (weights, network, export wrapper, example input, ONNX names and axes)
-        "tile_detector.onnx": (args.det, TileDetector, DetectorExport, torch.zeros(1, 3, DET_SIZE, DET_SIZE), det_names),
+        "tile_detector.onnx": (args.det, TileDetector, DetectorExport, torch.zeros(1, 3, DET_SIZE, DET_SIZE),
+                               {**det_names, "dynamic_axes": free}),
         "tile_detector_general.onnx": (args.general, lambda: TileDetector(deep=True), DetectorExport,
                                        torch.zeros(1, 3, GENERAL_DET_SIZE, GENERAL_DET_SIZE), det_names),
         "tile_classifier.onnx": (args.cls, TileClassifier, ClassifierExport, torch.zeros(2, 3, CLS_SIZE, CLS_SIZE),
@@ -48,6 +55,9 @@ def main():
             torch.onnx.export(wrapper(net.eval()).eval(), example, out / name, opset_version=17, dynamo=False, **names)
         elif keep.resolve() != out.resolve() and (keep / name).exists():
             shutil.copy(keep / name, out / name)
+    for other in sorted(keep.glob("*.onnx")):  # files no network here writes (the windows detector)
+        if other.name not in nets and keep.resolve() != out.resolve() and not (out / other.name).exists():
+            shutil.copy(other, out / other.name)
     if (keep / "tile_models.json").exists() and not (out / "tile_models.json").exists():
         shutil.copy(keep / "tile_models.json", out / "tile_models.json")  # run-time settings; calibrate.py re-fits them
     for f in nets:

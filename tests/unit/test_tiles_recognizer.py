@@ -61,8 +61,8 @@ def test_the_general_detector_finds_real_tiles_too(rec):
 def test_a_taught_unknown_design_is_read_by_the_general_detector_in_photos_only(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_1.jpg")
     seen = []
-    infer = rec._infer
-    monkeypatch.setattr(rec, "_infer", lambda window, det: seen.append(det.session) or infer(window, det))
+    run = rec._run
+    monkeypatch.setattr(rec, "_run", lambda det, x: seen.append(det.session) or run(det, x))
     shipped, general, windows = (rec.detector_model(w).session for w in ("shipped", "general", "windows"))
     assert len({shipped, general, windows}) == 3
     rec.detect(img)
@@ -153,7 +153,9 @@ def test_cli_json_lists_every_image_and_errors_per_image(corrupt, monkeypatch):
     assert out[0]["ms"] > 0 and len(out[0]["tiles"]) >= 10
     t = out[0]["tiles"][0]
     assert set(t) == {"tile", "box", "score"} and t["tile"] in TILE_CODES and len(t["box"]) == 4
-    assert len(calls) == 2  # detector + classifier, loaded once for all three images
+    # detector (pinned to its square input, and free for squeezed readings) + classifier,
+    # loaded once for all three images
+    assert sorted(p.name for p in calls) == ["tile_classifier.onnx", "tile_detector.onnx", "tile_detector.onnx"]
 
 
 def test_cli_reads_a_large_picture_in_windows_when_told_the_tile_size(tmp_path):
@@ -195,11 +197,12 @@ def _stretched_row(path: Path, labels, factor: float):
     return out, truth[(truth[:, 1] >= 0) & (truth[:, 3] <= h)]
 
 
-def test_a_stretched_photo_is_read_again_squeezed_back(rec, monkeypatch):
+@pytest.mark.parametrize("factor", [4.0, 9.5])  # the validation split holds photos stretched up to 16x
+def test_a_stretched_photo_is_read_again_squeezed_back(rec, monkeypatch, factor):
     from companion.vision.tiles.metrics import iou_matrix
 
     item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
-    img, truth = _stretched_row(item.path, item.boxes, 4.0)  # tiles four times their height
+    img, truth = _stretched_row(item.path, item.boxes, factor)  # tiles `factor` times their height
     assert len(truth) >= 15
 
     def found() -> int:
@@ -212,12 +215,59 @@ def test_a_stretched_photo_is_read_again_squeezed_back(rec, monkeypatch):
     assert found() <= 2
 
 
-def test_an_ordinary_photo_is_read_once(rec, monkeypatch):
+def test_an_ordinary_photo_keeps_its_plain_reading_and_is_squeezed_no_further_than_once(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_1.jpg")
     calls = []
     squeeze = rec._detect_squeezed
-    monkeypatch.setattr(rec, "_detect_squeezed", lambda *a: calls.append(a) or squeeze(*a))
-    assert len(rec.detect(img)[0]) >= 15 and calls == []
+    monkeypatch.setattr(rec, "_detect_squeezed", lambda *a: calls.append(a[1:3]) or squeeze(*a))
+    boxes, _ = rec.detect(img)
+    assert len(boxes) >= 15
+    first = rec.unstretch_factors[0]
+    assert set(calls) <= {(0, first), (1, first)}  # read squeezed by the smallest factor at most
+    monkeypatch.setattr(rec, "unstretch_factors", ())
+    np.testing.assert_array_equal(rec.detect(img)[0], boxes)
+
+
+def test_a_photo_that_reads_better_squeezed_a_little_is_read_at_every_factor(rec, monkeypatch):
+    item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
+    img, _ = _stretched_row(item.path, item.boxes, 4.0)
+    calls = []
+    squeeze = rec._detect_squeezed
+    monkeypatch.setattr(rec, "_detect_squeezed", lambda *a: calls.append(a[1:3]) or squeeze(*a))
+    rec.detect(img)
+    assert sorted(calls) == sorted((axis, f) for axis in (0, 1) for f in rec.unstretch_factors)
+
+
+def test_a_reading_with_a_few_sure_boxes_beats_one_with_many_doubtful_ones():
+    from companion.vision.tiles.recognizer import _confidence
+
+    sure, doubtful = np.full(6, 0.9, np.float32), np.full(20, 0.45, np.float32)
+    assert _confidence(sure, 0.4) > _confidence(doubtful, 0.4)  # a plain sum: 5.4 < 9
+    assert _confidence(np.r_[sure, 0.3], 0.4) == _confidence(sure, 0.4)  # below threshold: not counted
+
+
+def test_a_free_size_detector_reads_a_squeezed_photo_at_its_own_size_as_a_square_one_would(rec, monkeypatch):
+    # the shipped photo detector takes any input size; read padded to a square instead (as a
+    # fixed-size detector is), the squeezed photo gives nearly the same tiles
+    from companion.vision.tiles.recognizer import DetectorModel
+    from companion.vision.tiles.metrics import iou_matrix
+
+    item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
+    img, truth = _stretched_row(item.path, item.boxes, 8.0)
+    det = rec.detector_model()
+    assert det.free is not None
+    shapes = []
+
+    class Spy:  # the free session, noting its input sizes
+        def run(self, out, feed):
+            shapes.append(feed["image"].shape)
+            return det.free.run(out, feed)
+
+    free, _ = rec._detect_squeezed(img, 1, 8.0, rec.threshold, DetectorModel(det.session, det.size, det.box_scale, Spy()))
+    assert shapes and shapes[0][2] <= det.size / 4 and shapes[0][3] == det.size  # narrow, not a padded square
+    square, _ = rec._detect_squeezed(img, 1, 8.0, rec.threshold, DetectorModel(det.session, det.size, det.box_scale))
+    hit = [int((iou_matrix(b, truth) >= 0.5).any(0).sum()) for b in (free, square)]
+    assert hit[1] >= 0.8 * len(truth) and abs(hit[0] - hit[1]) <= 0.1 * len(truth)
 
 
 def test_a_taught_set_is_unsure_only_below_its_own_scores(rec, monkeypatch):

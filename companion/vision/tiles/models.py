@@ -50,21 +50,25 @@ def settings(folder: Path) -> dict:
     defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01,
                 "window_tile_px": 50.0, "window_threshold": 0.3, "name_floor": 0.0,
                 "unstretch_factors": [], "unstretch_gate": 0.0, "unstretch_margin": 1.0,
+                "unstretch_go_on": 0.0,
                 "quarter_tta_below": 0.0}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))
     return defaults
 
 
-def session(path: Path, threads: int | None = None):
-    """An onnxruntime CPU session for one model file."""
+def session(path: Path, threads: int | None = None, fixed: dict[str, int] | None = None):
+    """An onnxruntime CPU session for one model file; `fixed`: sizes for named free input axes."""
     try:
         import onnxruntime as ort
     except ImportError as exc:  # pragma: no cover - core dependency
         raise ModelError("onnxruntime is not installed") from exc
     from companion.vision.onnx_options import session_options
 
+    opts = session_options(threads)
+    for name, value in (fixed or {}).items():
+        opts.add_free_dimension_override_by_name(name, value)
     try:
-        return ort.InferenceSession(str(path), sess_options=session_options(threads), providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
         raise ModelError(f"cannot load tile model {path}: {exc}") from exc
