@@ -286,6 +286,45 @@ def test_a_taught_set_is_unsure_only_below_its_own_scores(rec, monkeypatch):
     assert calls == []
 
 
+def test_a_faint_white_dragon_is_kept_where_the_classifier_is_sure_of_it(rec, monkeypatch):
+    # a blank white dragon shows the detector little: rule of tile_models.json's faint_* settings
+    assert list(rec.faint_idx) == [TILE_CODES.index("5z")] and rec.faint_threshold < rec.threshold
+    img = read_image(FIXTURES / "images" / "real_1.jpg")
+    boxes = np.float32([[10, 10, 40, 50], [60, 10, 90, 50], [110, 10, 140, 50], [160, 10, 190, 50]])
+    scores = np.float32([0.9, 0.35, 0.35, 0.35])
+    asked = []
+    monkeypatch.setattr(rec, "detect", lambda image, tile_px=None, detector=None, threshold=None:
+                        asked.append(threshold) or (boxes.copy(), scores.copy()))
+
+    def names(*codes_and_p):
+        probs = np.zeros((len(codes_and_p), len(TILE_CODES)), np.float32)
+        for i, (code, p) in enumerate(codes_and_p):
+            probs[i, TILE_CODES.index(code)] = p
+            probs[i, TILE_CODES.index("9s" if code != "9s" else "8s")] = 1 - p
+        return probs, np.zeros((len(probs), 128), np.float32)
+
+    # sure white dragon: kept; unsure white dragon and a sure 1m below the threshold: dropped
+    monkeypatch.setattr(rec, "embed", lambda image, b, taught=None: names(("1m", 0.9), ("5z", 0.8), ("5z", 0.6), ("1m", 0.99)))
+    assert [(t.tile, t.box[0]) for t in rec.recognize(img)] == [("1m", 10.0), ("5z", 60.0)]
+    assert asked == [rec.faint_threshold]
+    monkeypatch.setattr(rec, "faint_idx", np.zeros(0, np.int64))  # without the rule: the plain threshold
+    asked.clear()
+    assert [t.tile for t in rec.recognize(img)] == ["1m", "5z", "5z", "1m"]  # (the stub's boxes are all above it)
+    assert asked == [None]
+
+
+def test_unknown_faint_kinds_are_a_clear_model_error(tmp_path):
+    import shutil
+
+    d = models.model_dir()
+    for f in (models.DETECTOR_FILE, models.CLASSIFIER_FILE):
+        shutil.copy(d / f, tmp_path / f)
+    cfg = json.loads((d / models.SETTINGS_FILE).read_text())
+    (tmp_path / models.SETTINGS_FILE).write_text(json.dumps({**cfg, "faint_kinds": ["5z", "0x"]}))
+    with pytest.raises(models.ModelError, match="unknown tile codes in faint_kinds: 0x"):
+        TileRecognizer(tmp_path)
+
+
 def test_boxes_whose_best_name_is_unsure_are_dropped(rec, monkeypatch):
     img = read_image(FIXTURES / "images" / "real_1.jpg")
     found = len(rec.detect(img)[0])

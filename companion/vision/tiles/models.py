@@ -43,14 +43,16 @@ def settings(folder: Path) -> dict:
     `quarter_tta_below`: a crop named less surely than this is also read turned a quarter
     either way, the three readings averaged (see recognizer.TileRecognizer.embed), and the
     detectors besides the shipped one (`general_detector`, `window_detector`: file and box-size
-    factor; see recognizer.EXTRA_DETECTORS)."""
+    factor; see recognizer.EXTRA_DETECTORS), and the kinds a photo is also searched for down to
+    `faint_threshold`, kept where the classifier names them at least `faint_sure`
+    (`faint_kinds`; see recognizer.TileRecognizer.recognize)."""
     import json
 
     p = Path(folder) / SETTINGS_FILE
     defaults = {"threshold": 0.3, "box_scale": [1.0, 1.0], "rotate_tta": False, "contain": 1.01,
                 "window_tile_px": 50.0, "window_threshold": 0.3, "name_floor": 0.0,
                 "unstretch_factors": [], "unstretch_gate": 0.0, "unstretch_margin": 1.0,
-                "unstretch_go_on": 0.0,
+                "unstretch_go_on": 0.0, "faint_kinds": [], "faint_threshold": 1.0, "faint_sure": 1.0,
                 "quarter_tta_below": 0.0}
     if p.is_file():
         defaults.update(json.loads(p.read_text()))

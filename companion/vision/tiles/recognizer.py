@@ -259,6 +259,11 @@ class TileRecognizer:
         self.unstretch_gate = float(cfg["unstretch_gate"])
         self.unstretch_margin = float(cfg["unstretch_margin"])
         self.unstretch_go_on = float(cfg["unstretch_go_on"])
+        if unknown := sorted(set(cfg["faint_kinds"]) - set(TILE_CODES)):
+            raise models.ModelError(f"{d / models.SETTINGS_FILE}: unknown tile codes in faint_kinds: {', '.join(unknown)}")
+        self.faint_idx = np.array([TILE_CODES.index(c) for c in cfg["faint_kinds"]], np.int64)
+        self.faint_threshold = float(cfg["faint_threshold"])
+        self.faint_sure = float(cfg["faint_sure"])
         self.det_size = self._shipped.size
         self.cls_size = _square_input(self.classifier, CLS_SIZE)
         self.taught = taught
@@ -297,8 +302,8 @@ class TileRecognizer:
             return self.detector_model("general")
         return self.detector_model()
 
-    def detect(self, image: np.ndarray, tile_px: float | None = None,
-               detector: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def detect(self, image: np.ndarray, tile_px: float | None = None, detector: str | None = None,
+               threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Tile-face boxes (N, 4) in image pixels and their detection scores.
 
         `tile_px`: how long a tile face is in this image, when known (a calibrated table view).
@@ -307,13 +312,16 @@ class TileRecognizer:
         image is one window (a photo of a hand or of a few tiles, framed like the training photos).
         `detector`: "shipped" or "general" for a picture read as one window (default: the taught
         set's choice); windows always use the windows detector, whose window settings they are.
+        `threshold`: for a picture read as one window, this detection threshold instead of the
+        recogniser's (or its taught set's).
         """
         if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
             raise ImageError("expected a BGR colour image of at least 8x8 pixels")
         h, w = image.shape[:2]
         if tile_px is None:
             det = self._photo_detector() if detector is None else self.detector_model(detector)
-            boxes, scores = self._detect_photo(image, self._photo_threshold(), det)  # already suppressed
+            th = self._photo_threshold() if threshold is None else threshold
+            boxes, scores = self._detect_photo(image, th, det)  # already suppressed
         else:
             det = self.detector_model("windows")
             side = max(8, int(round(tile_px * det.size / self.window_tile_px)))
@@ -515,13 +523,19 @@ class TileRecognizer:
         """Every tile face found in a BGR image, named, in reading order (top-left first).
         `tile_px`: a tile face's long side in pixels, when known (see `detect`)."""
         taught = self.taught  # one set for the whole picture, even if a new one is taught meanwhile
-        boxes, det = self.detect(image, tile_px)
+        # a photo is also searched down to faint_threshold for the kinds that show the detector
+        # little (a white dragon is often a blank face), kept only where the classifier is sure
+        faint = tile_px is None and taught is None and self.faint_idx.size and self.faint_threshold < self.threshold
+        boxes, det = self.detect(image, tile_px, threshold=self.faint_threshold if faint else None)
         probs, _ = self.embed(image, boxes, taught)
         if len(boxes) and tile_px is None:
             # in a photo, a box that no tile name fits is half a tile, off the tile, or no tile.
             # Not in a table view's windows: there a tile the models never saw (an untaught set)
             # still counts as a tile on the table, whatever its name.
             named = probs.max(1) >= (TAUGHT_NAME_FLOOR if taught is not None else self.name_floor)
+            if faint:
+                named &= (det >= self.threshold) | (np.isin(probs.argmax(1), self.faint_idx)
+                                                    & (probs.max(1) >= self.faint_sure))
             boxes, det, probs = boxes[named], det[named], probs[named]
         cls = probs.argmax(1) if len(boxes) else np.zeros(0, np.int64)
         tiles = [Tile(taught.codes[c] if taught is not None else TILE_CODES[c],
