@@ -1,4 +1,5 @@
-"""The health report behind `companion doctor` and `GET /healthz`: camera, dice link, GPIO, disk, game log.
+"""The health report behind `companion doctor` and `GET /healthz`: camera, dice link, GPIO, disk,
+game log, vision models.
 
 Each check ends in a level: "ok", "warn" (works, but look at it), "fail" (broken) or
 "off" (not configured), with a plain-words summary for a person and details for a
@@ -251,6 +252,46 @@ def check_database(settings: Settings, store=None) -> Check:
     return Check("game log", "ok", summary, details)
 
 
+# --- vision models --------------------------------------------------------------------------------
+def check_models(tile_folder: Path | None = None, dice_folder: Path | None = None) -> Check:
+    """The tile models (all four detectors and the classifier, as `recognize` and `teach` use
+    them) and the dice models load: a damaged file on the card shows here rather than at the
+    first photo. Loading takes about a second on a Pi."""
+    from companion.vision import dice
+    from companion.vision.tiles import models as tile_models
+    from companion.vision.tiles.recognizer import EXTRA_DETECTORS, TileRecognizer
+
+    t0 = time.perf_counter()
+    try:
+        rec = TileRecognizer(tile_folder, taught=None)
+        for which in EXTRA_DETECTORS:
+            if which == "windows" or rec.has_general_detector:
+                rec.detector_model(which)
+        dice.DiceReader(dice_folder)
+    except Exception as e:  # noqa: BLE001 - whatever the cause (missing, damaged, no onnxruntime), say it
+        return Check("models", "fail", f"cannot load: {e}", {"error": str(e)})
+    ms = round((time.perf_counter() - t0) * 1000)
+    files = sorted(tile_models.model_dir(tile_folder).glob("*.onnx")) + \
+        sorted(Path(dice_folder or dice.MODEL_DIR).glob("*.onnx"))
+    size = sum(f.stat().st_size for f in files)
+    return Check("models", "ok", f"tile and dice models load ({len(files)} files, {_mib(size)}, {ms} ms)",
+                 {"files": [f.name for f in files], "bytes": size, "load_ms": ms})
+
+
+_models_lock = threading.Lock()
+_models_check: Check | None = None
+
+
+def models_once() -> Check:
+    """check_models for the running companion: its files do not change while it runs, so they
+    are loaded for the check once, not on every /healthz."""
+    global _models_check
+    with _models_lock:
+        if _models_check is None:
+            _models_check = check_models()
+        return _models_check
+
+
 # --- the reports ------------------------------------------------------------------------------------
 def live_report(services) -> HealthReport:
     """Inside the running companion: the adapters' live status."""
@@ -262,6 +303,7 @@ def live_report(services) -> HealthReport:
         gpio_from_status(status.get("gpio")),
         check_disk(s),
         check_database(s, services.store),
+        models_once(),
     ], source="service")
 
 
@@ -273,4 +315,5 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         probe_gpio(settings),
         check_disk(settings),
         check_database(settings),
+        check_models(),
     ], source="standalone")

@@ -13,6 +13,7 @@ from companion.config import load_settings
 from companion.health import (
     camera_from_status,
     check_database,
+    check_models,
     dice_from_status,
     gpio_from_status,
     standalone_report,
@@ -46,7 +47,8 @@ def test_json_report(tmp_path, scenes):
     r = doctor(tmp_path, "--json", camera=f"replay:{scenes}")
     data = json.loads(r.output)
     assert data["ok"] is True and data["source"] == "standalone"
-    assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log"]
+    assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "models"]
+    assert "tile_classifier.onnx" in data["checks"][5]["details"]["files"]
     assert data["checks"][0]["details"]["resolution"] == [128, 72]
 
 
@@ -110,3 +112,22 @@ def test_standalone_gpio_probe_releases_the_pins(tmp_path):
     settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "camera": {"source": "off"}})
     first, second = standalone_report(settings), standalone_report(settings)
     assert [c.level for c in first.checks][:3] == ["off", "ok", "ok"] == [c.level for c in second.checks][:3]
+
+
+def test_a_damaged_model_file_fails_the_models_check_and_names_it(tmp_path):
+    import shutil
+
+    from companion.vision.tiles import models
+
+    tiles = tmp_path / "tiles"
+    shutil.copytree(models.model_dir(), tiles)
+    assert check_models(tiles).level == "ok"
+    (tiles / "tile_detector_windows.onnx").write_bytes(b"half a file")  # loaded only for table views
+    check = check_models(tiles)
+    assert check.level == "fail" and "tile_detector_windows.onnx" in check.summary
+    shutil.rmtree(tiles)
+    assert "tile models not found" in check_models(tiles).summary
+    dice_dir = tmp_path / "dice"
+    dice_dir.mkdir()
+    check = check_models(None, dice_dir)
+    assert check.level == "fail" and "dice model" in check.summary and "missing" in check.summary
