@@ -66,11 +66,16 @@ def run(rec: TileRecognizer, items, low: float = 0.05):
     return cache
 
 
-def breakdown(cache, threshold: float, name_floor: float = 0.0) -> Breakdown:
-    """Figures at a detection threshold; boxes whose best name is below `name_floor` are dropped (as at run time)."""
+def breakdown(cache, threshold: float, name_floor: float = 0.0, rec: TileRecognizer | None = None) -> Breakdown:
+    """Figures at a detection threshold; boxes whose best name is below `name_floor` are dropped,
+    and with `rec` its faint kinds are kept down to its faint_threshold (as at run time, see
+    TileRecognizer.recognize)."""
     bd = Breakdown()
     for name, b, s, probs, boxes, classes, tprobs in cache:
         k = (s >= threshold) & (probs.max(1) >= name_floor) if len(b) else s >= threshold
+        if rec is not None and rec.faint_idx.size and len(b):
+            k |= ((s >= rec.faint_threshold) & np.isin(probs.argmax(1), rec.faint_idx)
+                  & (probs.max(1) >= max(rec.faint_sure, name_floor)))
         bd.add(b[k], [TILE_CODES[i] for i in probs[k].argmax(1)] if k.any() else [], s[k], boxes,
                [TILE_CODES[c] for c in classes], [TILE_CODES[i] for i in tprobs.argmax(1)] if len(boxes) else [], name)
     return bd
@@ -97,7 +102,7 @@ def main():
     cache = run(rec, items)
     out = {}
     for th in thresholds:
-        bd = breakdown(cache, th, rec.name_floor)
+        bd = breakdown(cache, th, rec.name_floor, rec)
         print(f"\n== threshold {th:.2f}\n{bd.report()}", flush=True)
         out[f"{th:.2f}"] = bd.summary()
     if args.json:

@@ -37,3 +37,16 @@ def test_label_lines_boxes_and_polygons():
     np.testing.assert_allclose(boxes, [[40, 60, 60, 140], [10, 20, 30, 40]], atol=1e-4)
     assert list(classes) == [0, 27]  # sc1 -> 1m, hwe -> 1z
     assert list(polygon) == [False, True]
+
+
+def test_f1_interval_brackets_the_f1_and_narrows_with_more_photos():
+    few, many = Score(), Score()
+    box = [[0, 0, 10, 10]]
+    for i in range(40):  # one photo in four has its tile misnamed
+        for score in (few, many) if i < 8 else (many,):
+            score.add(box, ["2m" if i % 4 else "3m"], [0.9], box, ["2m"])
+    for score in (few, many):
+        lo, hi = score.f1_interval()
+        assert lo < score.f1 < hi <= 1.0
+    assert many.f1_interval()[1] - many.f1_interval()[0] < few.f1_interval()[1] - few.f1_interval()[0]
+    assert Score().f1_interval() == (0.0, 0.0)

@@ -146,7 +146,8 @@ class Breakdown:
     def summary(self) -> dict:
         e, d = self.end_to_end, self.detection
         out = {
-            "end_to_end": {"precision": e.precision, "recall": e.recall, "f1": e.f1, "perfect": e.perfect, "images": e.images},
+            "end_to_end": {"precision": e.precision, "recall": e.recall, "f1": e.f1, "perfect": e.perfect, "images": e.images,
+                           "f1_interval_95": list(e.f1_interval())},
             "detection": {"precision": d.precision, "recall": d.recall, "f1": d.f1},
             "naming_on_detections": self.matched_right / max(self.matched, 1),
             "false_positives": dict(self.fp_kinds), "misses": dict(self.fn_kinds), "photos": dict(self.photos),
@@ -169,7 +170,8 @@ class Breakdown:
         e, d = s["end_to_end"], s["detection"]
         lines = [
             f"end to end (same tile, IoU >= 0.5): P {e['precision']:.3f} R {e['recall']:.3f} F1 {e['f1']:.3f}, "
-            f"photos fully right {e['perfect']}/{e['images']}",
+            f"photos fully right {e['perfect']}/{e['images']}; F1 on other photos like these (95 % of "
+            f"resamples of the photos): {e['f1_interval_95'][0]:.3f}-{e['f1_interval_95'][1]:.3f}",
             f"detection only (any tile, IoU >= 0.5): P {d['precision']:.3f} R {d['recall']:.3f} F1 {d['f1']:.3f}",
             f"naming: {s['naming_on_detections']:.3f} of matched detections named right"
             + (f"; {s['naming_on_true_boxes']:.3f} of true boxes (classifier given perfect boxes)" if self.has_truth_names else ""),

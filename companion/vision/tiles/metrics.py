@@ -46,6 +46,7 @@ class Score:
     images: int = 0
     perfect: int = 0
     per_image: list = field(default_factory=list)
+    counts: list = field(default_factory=list)  # per image: (right, predicted, true)
 
     def add(self, pred_boxes, pred_codes, pred_scores, true_boxes, true_codes) -> int:
         tp = match(pred_boxes, list(pred_codes), pred_scores, true_boxes, list(true_codes))
@@ -56,6 +57,7 @@ class Score:
         ok = tp == len(true_codes) == len(pred_codes)
         self.perfect += ok
         self.per_image.append(ok)
+        self.counts.append((tp, len(pred_codes), len(true_codes)))
         return tp
 
     @property
@@ -70,6 +72,18 @@ class Score:
     def f1(self) -> float:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
+
+    def f1_interval(self, rounds: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+        """How far F1 could move on another set of photos like these: the central `level` of F1
+        over `rounds` resamples of the images with replacement (a bootstrap over photos)."""
+        c = np.asarray(self.counts, np.float64).reshape(-1, 3)
+        if not len(c):
+            return 0.0, 0.0
+        picks = np.random.default_rng(seed).integers(0, len(c), (rounds, len(c)))
+        tp, pred, true = (c[:, k][picks].sum(1) for k in range(3))
+        f1 = np.divide(2 * tp, pred + true, out=np.zeros(rounds), where=pred + true > 0)
+        lo, hi = np.quantile(f1, [(1 - level) / 2, (1 + level) / 2])
+        return float(lo), float(hi)
 
     @property
     def perfect_rate(self) -> float:
