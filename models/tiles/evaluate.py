@@ -68,14 +68,14 @@ def run(rec: TileRecognizer, items, low: float = 0.05):
 
 def breakdown(cache, threshold: float, name_floor: float = 0.0, rec: TileRecognizer | None = None) -> Breakdown:
     """Figures at a detection threshold; boxes whose best name is below `name_floor` are dropped,
-    and with `rec` its faint kinds are kept down to its faint_threshold (as at run time, see
-    TileRecognizer.recognize)."""
+    and with `rec` its faint kinds are kept down to its faint_threshold (as at run time:
+    TileRecognizer.kept_in_photo)."""
     bd = Breakdown()
     for name, b, s, probs, boxes, classes, tprobs in cache:
-        k = (s >= threshold) & (probs.max(1) >= name_floor) if len(b) else s >= threshold
-        if rec is not None and rec.faint_idx.size and len(b):
-            k |= ((s >= rec.faint_threshold) & np.isin(probs.argmax(1), rec.faint_idx)
-                  & (probs.max(1) >= max(rec.faint_sure, name_floor)))
+        if rec is not None:
+            k = rec.kept_in_photo(s, probs, threshold, name_floor)
+        else:
+            k = (s >= threshold) & (probs.max(1) >= name_floor) if len(b) else s >= threshold
         bd.add(b[k], [TILE_CODES[i] for i in probs[k].argmax(1)] if k.any() else [], s[k], boxes,
                [TILE_CODES[c] for c in classes], [TILE_CODES[i] for i in tprobs.argmax(1)] if len(boxes) else [], name)
     return bd

@@ -526,23 +526,33 @@ class TileRecognizer:
         taught = self.taught  # one set for the whole picture, even if a new one is taught meanwhile
         # a photo is also searched down to faint_threshold for the kinds that show the detector
         # little (a white dragon is often a blank face), kept only where the classifier is sure
-        faint = tile_px is None and taught is None and self.faint_idx.size and self.faint_threshold < self.threshold
+        faint = tile_px is None and taught is None and bool(self.faint_idx.size) and self.faint_threshold < self.threshold
         boxes, det = self.detect(image, tile_px, threshold=self.faint_threshold if faint else None)
         probs, _ = self.embed(image, boxes, taught)
         if len(boxes) and tile_px is None:
             # in a photo, a box that no tile name fits is half a tile, off the tile, or no tile.
             # Not in a table view's windows: there a tile the models never saw (an untaught set)
             # still counts as a tile on the table, whatever its name.
-            named = probs.max(1) >= (TAUGHT_NAME_FLOOR if taught is not None else self.name_floor)
-            if faint:
-                named &= (det >= self.threshold) | (np.isin(probs.argmax(1), self.faint_idx)
-                                                    & (probs.max(1) >= self.faint_sure))
+            floor = TAUGHT_NAME_FLOOR if taught is not None else self.name_floor
+            named = self.kept_in_photo(det, probs, self.threshold if faint else 0.0, floor, faint)
             boxes, det, probs = boxes[named], det[named], probs[named]
         cls = probs.argmax(1) if len(boxes) else np.zeros(0, np.int64)
         tiles = [Tile(taught.codes[c] if taught is not None else TILE_CODES[c],
                       tuple(float(v) for v in b), float(s * p[c]))
                  for b, s, p, c in zip(boxes, det, probs, cls)]
         return sorted(tiles, key=lambda t: (round(t.box[1] / max(1.0, t.box[3] - t.box[1])), t.box[0]))
+
+    def kept_in_photo(self, scores: np.ndarray, probs: np.ndarray, threshold: float, name_floor: float,
+                      faint: bool = True) -> np.ndarray:
+        """Which boxes of a picture read as one window are tiles: detected at `threshold` or above
+        with a best name at least `name_floor` sure; with `faint`, also the faint kinds down to
+        `faint_threshold` where the classifier names them at least `faint_sure`."""
+        best = probs.max(1) if len(probs) else np.zeros(0, np.float32)
+        keep = (scores >= threshold) & (best >= name_floor)
+        if faint and self.faint_idx.size and len(probs):
+            keep |= ((scores >= self.faint_threshold) & np.isin(probs.argmax(1), self.faint_idx)
+                     & (best >= max(self.faint_sure, name_floor)))
+        return keep
 
     def recognize_file(self, path: str | os.PathLike, tile_px: float | None = None) -> tuple[list[Tile], float]:
         """Tiles in an image file and the milliseconds spent (decode included)."""
