@@ -36,8 +36,8 @@ def main():
     out, keep = Path(args.out), Path(args.keep_from)
     out.mkdir(parents=True, exist_ok=True)
     det_names = {"input_names": ["image"], "output_names": ["heat", "size", "offset"]}
-    # the photo detector takes any height and width (multiples of 4): a photo squeezed back
-    # from a stretch is read at its own narrow size instead of padded to a square
+    # the photo detector takes any height and width (its outputs are a quarter of them, rounded
+    # up): a photo squeezed back from a stretch is read at its own narrow size, not padded
     free = {"image": {2: "h", 3: "w"}, **{n: {2: "h/4", 3: "w/4"} for n in ("heat", "size", "offset")}}
     nets = {  # file: (weights, network, export wrapper, example input, ONNX names and axes)
         "tile_detector.onnx": (args.det, TileDetector, DetectorExport, torch.zeros(1, 3, DET_SIZE, DET_SIZE),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -285,7 +285,7 @@ class TileRecognizer:
         """The shipped detector, or one of EXTRA_DETECTORS (loaded on first use); "windows"
         falls back to the shipped detector when the models have none of their own."""
         if which == "shipped" or (which == "windows" and which not in self._extra_specs):
-            return DetectorModel(self._shipped.session, self._shipped.size, self.box_scale, self._shipped.free)
+            return replace(self._shipped, box_scale=self.box_scale)  # box_scale may be re-set (calibrate.py)
         if which not in EXTRA_DETECTORS:
             raise ValueError(f"unknown detector {which!r}")
         if which not in self._extra:
