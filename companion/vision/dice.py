@@ -45,6 +45,9 @@ MAX_SIDE = 1280
 CROP, CROP_SCALE = 48, 1.5
 #: quarter turns of each crop read by the face model (1 = the crop as it is)
 TURNS = 4
+#: the detector also reads the picture mirrored and averages the two outputs: steadier boxes,
+#: so steadier crops for the face model (rendered table dice exact 389 -> 393 of 415 scenes)
+DET_MIRROR = True
 #: a detection is kept when centre score × die probability is at least MIN_SCORE, or when the
 #: detector is sure (SURE_CENTRE), the face model not quite sure it is no die (SURE_DIE_P) and
 #: reads it lying flat: the face model alone tends to take a white die showing one pip for a
@@ -157,13 +160,18 @@ class DiceReader:
         self.detector, self.face = sessions
         #: the face model reads each crop turned 0, 90, 180, 270 degrees and averages (a die reads alike)
         self.turns = TURNS
+        self.mirror = DET_MIRROR
         side = self.face.get_inputs()[0].shape[2]
         self.crop = side if isinstance(side, int) else CROP
 
     def detect(self, img: np.ndarray, scale: float) -> list[tuple[float, list[float]]]:
         x = to_input(detector_image(img, scale)[None])
-        out = self.detector.run(None, {"image": x})[0][0]
-        return decode(out, scale)
+        if not self.mirror:
+            return decode(self.detector.run(None, {"image": x})[0][0], scale)
+        plain, mirrored = self.detector.run(None, {"image": np.concatenate([x, x[..., ::-1]])})[0]
+        mirrored = mirrored[..., ::-1].copy()  # back to the picture's cells
+        mirrored[3] *= -1  # a sub-cell offset to the right was one to the left
+        return decode((plain + mirrored) / 2, scale)
 
     def classify(self, img: np.ndarray, boxes: list[list[float]]) -> np.ndarray:
         """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crop's TURNS quarter turns."""

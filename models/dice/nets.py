@@ -3,8 +3,9 @@
 * `Detector`: a fully convolutional centre-point detector (CenterNet style) at stride 4: per
   cell a "die centre here" logit, the box size (log of pixels / 4) and the sub-cell offset.
   Depthwise-separable convolutions keep it near 0.1 GMAC at 320×320.
-* `FaceNet`: reads one 48×48 crop around a found die: 7 logits (0 = not a die, 1..6 = the face
-  up) and one "cocked" logit (R18).
+* `FaceNet`: reads one square crop around a found die (48 or 72 px, any multiple of 24): 7 logits
+  (0 = not a die, 1..6 = the face up) and one "cocked" logit (R18). The crop size only changes
+  the last pooling, so a 48 px model's weights start a 72 px one.
 """
 
 from __future__ import annotations
@@ -49,13 +50,16 @@ class Detector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, crop: int = 48) -> None:
         super().__init__()
+        if crop % 24:
+            raise ValueError(f"the face model's crop must be a multiple of 24 px, not {crop}")
+        self.crop = crop
         self.features = nn.Sequential(
             cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 24×24 (from a 48×48 crop)
             cbr(32, 48, s=2), cbr(48, 48),  # 12×12
             cbr(48, 64, s=2), cbr(64, 64),  # 6×6
-            nn.AvgPool2d(2),  # 3×3: where the pips are, coarsely
+            nn.AvgPool2d(crop // 24),  # 3×3: where the pips are, coarsely
         )
         self.fc = nn.Sequential(nn.Flatten(), nn.Linear(64 * 9, 96), nn.ReLU(inplace=True), nn.Dropout(0.2),
                                 nn.Linear(96, 8))

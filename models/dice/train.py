@@ -53,6 +53,8 @@ class Pool:
     def __init__(self, real: Path | None, part: str, build: Path) -> None:
         self.items: dict[str, list] = {"real": [], "tray": [], "table": []}
         self.tile_share = TILE_SHARE
+        #: the face model's crop side in pixels (`--crop`); the run time reads it from the model
+        self.crop = reader.CROP
         #: where the face model's samples come from (`--real-share` moves weight to the real photos)
         self.face_mix = dict(FACE_MIX)
         #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
@@ -299,12 +301,13 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     M = cv2.getRotationMatrix2D((big / 2, big / 2), float(rng.uniform(0, 360)), 1.0)
     patch = cv2.warpAffine(patch, M, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     o = (big - side) / 2
+    size = pool.crop
     crop = reader.face_crop(patch, [o + side / 2 - side / reader.CROP_SCALE / 2] * 2
-                            + [o + side / 2 + side / reader.CROP_SCALE / 2] * 2)
+                            + [o + side / 2 + side / reader.CROP_SCALE / 2] * 2, size)
     if rng.random() < 0.4:  # fewer pixels on the die: a smaller or farther die
-        f = rng.uniform(0.45, 0.9)
-        n = max(8, round(reader.CROP * f))
-        crop = cv2.resize(cv2.resize(crop, (n, n), interpolation=cv2.INTER_AREA), (reader.CROP, reader.CROP),
+        f = rng.uniform(0.45, 0.9) * reader.CROP / size  # as few as a 48 px crop's
+        n = max(8, round(size * f))
+        crop = cv2.resize(cv2.resize(crop, (n, n), interpolation=cv2.INTER_AREA), (size, size),
                           interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
@@ -315,7 +318,7 @@ def face_sample(pool: Pool, rng: np.random.Generator):
 def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
                lr: float = 3e-3, cocked_weight: float = 2.0) -> None:
     torch.manual_seed(seed)
-    net = FaceNet()
+    net = FaceNet(pool.crop)
     if init is not None:
         start_from(net, init)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -344,7 +347,7 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
             a = np.mean(run[-50:], axis=0)
             print(f"face step {step + 1}/{steps}: face {a[0]:.3f} cocked {a[1]:.3f} acc {a[2]:.3f} "
                   f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    export(net, out / reader.FACE_FILE, "crop", (1, 3, reader.CROP, reader.CROP), dynamic=True)
+    export(net, out / reader.FACE_FILE, "crop", (1, 3, pool.crop, pool.crop), dynamic=True)
 
 
 def mine(pool: Pool, models: Path, out: Path, kinds: list[str]) -> None:
@@ -384,7 +387,8 @@ def load_onnx(net: torch.nn.Module, path: Path) -> None:
              if isinstance(m, nn.Conv2d)]
     net.eval()
     with torch.no_grad():
-        net(torch.zeros(1, 3, reader.CROP, reader.CROP))  # the face model's size; the detector takes any
+        side = getattr(net, "crop", reader.CROP)  # the face model's size; the detector takes any
+        net(torch.zeros(1, 3, side, side))
     for h in hooks:
         h.remove()
     if len(order) != len(convs):
@@ -462,12 +466,15 @@ if __name__ == "__main__":
                     help="face: share of samples cut from face-up tiles in the table views")
     ap.add_argument("--cocked-weight", type=float, default=2.0,
                     help="face: weight of a cocked die in the cocked loss (cocked dice are rare, R18)")
+    ap.add_argument("--crop", type=int, default=reader.CROP,
+                    help="face: the crop side in pixels, a multiple of 24 (more pixels per die cost more time)")
     ap.add_argument("--real-share", type=float, default=FACE_MIX["real"],
                     help="face: share of samples from the real photos (the rest split as in FACE_MIX)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     pool.tile_share = args.tile_share
+    pool.crop = args.crop
     rest = (1 - args.real_share) / (1 - FACE_MIX["real"])
     pool.face_mix = {k: args.real_share if k == "real" else v * rest for k, v in FACE_MIX.items()}
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json

@@ -62,6 +62,24 @@ def test_face_model_reads_labelled_real_dice(reader):
     assert right >= 0.9 * total
 
 
+def test_the_detector_reads_a_mirrored_photo_as_the_mirror_image(reader):
+    """The detector averages its reading with the photo's mirror image (DET_MIRROR): a sign slip
+    in the mirrored sub-cell offsets would shift every box sideways; this one would not."""
+    name, img, truth = next(_fixture_photos())
+    img = img[:, : img.shape[1] // 32 * 32]  # no padding at the right edge to spoil the symmetry
+    scale = 0.5
+    w = img.shape[1]
+    plain = reader.detect(img, scale)
+    flipped = reader.detect(np.ascontiguousarray(img[:, ::-1]), scale)
+    assert len(plain) == len(flipped) >= 10
+    for (s, b), (s2, b2) in zip(sorted(plain), sorted(flipped)):
+        assert s == pytest.approx(s2, abs=1e-3)
+        assert [w - b2[2], b2[1], w - b2[0], b2[3]] == pytest.approx(b, abs=0.05)
+    # and the mirrored reading agrees with the labels as well as the plain one did
+    hits = sum(any(dice_reader._iou(b, t["box"]) >= 0.5 for t in truth) for s, b in plain if s >= 0.5)
+    assert hits >= 0.9 * len(truth)
+
+
 def test_the_face_crop_is_centred_on_the_die():
     img = np.zeros((100, 100, 3), np.uint8)
     img[40:60, 30:50] = 255  # a 20 px "die"
