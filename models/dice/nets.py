@@ -50,15 +50,15 @@ class Detector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    def __init__(self, crop: int = 48) -> None:
+    def __init__(self, crop: int = 72) -> None:
         super().__init__()
         if crop % 24:
             raise ValueError(f"the face model's crop must be a multiple of 24 px, not {crop}")
         self.crop = crop
         self.features = nn.Sequential(
-            cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 24×24 (from a 48×48 crop)
-            cbr(32, 48, s=2), cbr(48, 48),  # 12×12
-            cbr(48, 64, s=2), cbr(64, 64),  # 6×6
+            cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 36×36 (from a 72×72 crop; 24×24 from 48×48)
+            cbr(32, 48, s=2), cbr(48, 48),  # 18×18
+            cbr(48, 64, s=2), cbr(64, 64),  # 9×9
             nn.AvgPool2d(crop // 24),  # 3×3: where the pips are, coarsely
         )
         self.fc = nn.Sequential(nn.Flatten(), nn.Linear(64 * 9, 96), nn.ReLU(inplace=True), nn.Dropout(0.2),

@@ -40,6 +40,9 @@ PATCH = 160  # detector training crops
 #: share of the face model's samples cut from face-up tiles (discards) in the table views: a
 #: bamboo or circles tile is the one thing on the table with die-sized dark marks on ivory
 TILE_SHARE = 0.1
+#: a face-model sample is sometimes shrunk to 0.45-0.9 of this many pixels across and blown up
+#: again, as a small or far die looks (the 48 px crops of the first face models)
+FEW_PIXELS = 48
 #: where the face model's samples come from, by default
 FACE_MIX = {"real": 0.4, "tray": 0.25, "table": 0.35}
 
@@ -305,7 +308,7 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     crop = reader.face_crop(patch, [o + side / 2 - side / reader.CROP_SCALE / 2] * 2
                             + [o + side / 2 + side / reader.CROP_SCALE / 2] * 2, size)
     if rng.random() < 0.4:  # fewer pixels on the die: a smaller or farther die
-        f = rng.uniform(0.45, 0.9) * reader.CROP / size  # as few as a 48 px crop's
+        f = rng.uniform(0.45, 0.9) * FEW_PIXELS / size
         n = max(8, round(size * f))
         crop = cv2.resize(cv2.resize(crop, (n, n), interpolation=cv2.INTER_AREA), (size, size),
                           interpolation=cv2.INTER_LINEAR)
@@ -350,13 +353,14 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
     export(net, out / reader.FACE_FILE, "crop", (1, 3, pool.crop, pool.crop), dynamic=True)
 
 
-def mine(pool: Pool, models: Path, out: Path, kinds: list[str]) -> None:
+def mine(pool: Pool, models: Path, out: Path, kinds: list[str], add: bool = False) -> None:
     """Run the detector over the training pictures of `kinds`; keep what it finds that is not a die.
 
-    Hard negatives already mined for the other kinds are kept."""
+    Hard negatives already mined for the other kinds are kept; with `add`, those of `kinds` too
+    (what an earlier detector took for a die is still no die)."""
     det = reader.DiceReader(models)
     old = json.loads((out / "hard.json").read_text()) if (out / "hard.json").exists() else []
-    hard = [h for h in old if h[0] not in kinds]
+    hard = [h for h in old if add or h[0] not in kinds]
     for kind, items in pool.items.items():
         if kind not in kinds:
             continue
@@ -366,6 +370,8 @@ def mine(pool: Pool, models: Path, out: Path, kinds: list[str]) -> None:
                 if s >= 0.1 and all(reader._iou(b, d["box"]) < 0.3 for d in dice):
                     hard.append((kind, index, [round(v, 1) for v in b]))
         print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
+    seen: set = set()
+    hard = [h for h in hard if (key := (h[0], h[1], tuple(h[2]))) not in seen and not seen.add(key)]
     (out / "hard.json").write_text(json.dumps(hard))
 
 
@@ -461,6 +467,7 @@ if __name__ == "__main__":
     ap.add_argument("--init", type=Path, help="go on from these weights: a .pt written next to the .onnx, "
                     "or the .onnx itself (BatchNorm then stays frozen)")
     ap.add_argument("--kinds", default="real,tray,table", help="mine: the kinds of pictures to mine")
+    ap.add_argument("--add", action="store_true", help="mine: keep the hard negatives mined before for these kinds")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--tile-share", type=float, default=TILE_SHARE,
                     help="face: share of samples cut from face-up tiles in the table views")
@@ -478,7 +485,7 @@ if __name__ == "__main__":
     rest = (1 - args.real_share) / (1 - FACE_MIX["real"])
     pool.face_mix = {k: args.real_share if k == "real" else v * rest for k, v in FACE_MIX.items()}
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
-        mine(pool, args.out, args.build, args.kinds.split(","))
+        mine(pool, args.out, args.build, args.kinds.split(","), args.add)
     elif args.model == "detector":
         train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
     else:
