@@ -42,8 +42,7 @@ PHOTO_LONG_SIDE = 320
 MAX_SIDE = 1280
 #: the crop read by the face model: CROP×CROP pixels (the model's own input size wins) covering
 #: CROP_SCALE × the die's box; 72 px keep the pips of a die 30-50 px wide in a phone photo apart
-#: (48 px crops lost them on dark marbled dice: held-out real F1 0.92 -> 0.94 with the same
-#: training)
+#: (48 px crops ran the red pips of dark marbled dice into their swirls; models/dice/README.md)
 CROP, CROP_SCALE = 72, 1.5
 #: quarter turns of each crop read by the face model (1 = the crop as it is)
 TURNS = 4

@@ -370,8 +370,10 @@ def mine(pool: Pool, models: Path, out: Path, kinds: list[str], add: bool = Fals
                 if s >= 0.1 and all(reader._iou(b, d["box"]) < 0.3 for d in dice):
                     hard.append((kind, index, [round(v, 1) for v in b]))
         print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
-    seen: set = set()
-    hard = [h for h in hard if (key := (h[0], h[1], tuple(h[2]))) not in seen and not seen.add(key)]
+    unique: dict = {}  # with `add`, a box found by both detectors once
+    for h in hard:
+        unique.setdefault((h[0], h[1], tuple(h[2])), h)
+    hard = list(unique.values())
     (out / "hard.json").write_text(json.dumps(hard))
 
 
