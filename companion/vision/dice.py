@@ -5,9 +5,10 @@ Two small learned models, run with onnxruntime (trained by `models/dice/train.py
 
 1. a centre-point detector (`dice_detect.onnx`) over the whole picture, scaled so a die is about
    `DET_DIE_PX` pixels wide: each die's centre and box;
-2. a crop reader (`dice_face.onnx`) on a 48×48 crop of each die taken from the full-resolution
-   picture: not-a-die or the face up (1..6), and whether the die is cocked — leaning on a tile
-   or another die, showing two faces — so it must be thrown again (R18).
+2. a crop reader (`dice_face.onnx`) on a 72×72 crop of each die taken from the full-resolution
+   picture (two crop sizes, four quarter turns each, averaged): not-a-die or the face up (1..6),
+   and whether the die is cocked — leaning on a tile or another die, showing two faces — so it
+   must be thrown again (R18).
 
 Works on a top-down view of the table (the camera image rectified through the calibration; the
 die's size in pixels is then known) or on a plain photo taken from above (size unknown: a first
@@ -44,8 +45,14 @@ MAX_SIDE = 1280
 #: CROP_SCALE × the die's box; 72 px keep the pips of a die 30-50 px wide in a phone photo apart
 #: (48 px crops ran the red pips of dark marbled dice into their swirls; models/dice/README.md)
 CROP, CROP_SCALE = 72, 1.5
+#: each die is read at these crop scales (× its box's longer side) and the outputs averaged; the
+#: model trained at CROP_SCALE, and a second, wider look settles dice whose found box is a bit
+#: small — a cocked die's box hugs its top face (models/dice/README.md, tenth cycle)
+READ_SCALES = (CROP_SCALE, 1.7)
 #: quarter turns of each crop read by the face model (1 = the crop as it is)
 TURNS = 4
+#: crops per run of the face model (a phone photo of a dozen dice makes ~100)
+FACE_BATCH = 32
 #: the detector also reads the picture mirrored and averages the two outputs: steadier boxes,
 #: so steadier crops for the face model (rendered table dice exact 389 -> 393 of 415 scenes)
 DET_MIRROR = True
@@ -96,10 +103,10 @@ def detector_image(img: np.ndarray, scale: float) -> np.ndarray:
     return small
 
 
-def face_crop(img: np.ndarray, box, size: int = CROP) -> np.ndarray:
-    """The size×size patch the face model reads: centred on the box, CROP_SCALE × its longer side."""
+def face_crop(img: np.ndarray, box, size: int = CROP, scale: float = CROP_SCALE) -> np.ndarray:
+    """The size×size patch the face model reads: centred on the box, `scale` × its longer side."""
     x1, y1, x2, y2 = box
-    side = max(4.0, CROP_SCALE * max(x2 - x1, y2 - y1))
+    side = max(4.0, scale * max(x2 - x1, y2 - y1))
     s = int(np.ceil(side))
     patch = cv2.getRectSubPix(img, (s, s), ((x1 + x2) / 2, (y1 + y2) / 2))
     interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
@@ -161,6 +168,7 @@ class DiceReader:
         self.detector, self.face = sessions
         #: the face model reads each crop turned 0, 90, 180, 270 degrees and averages (a die reads alike)
         self.turns = TURNS
+        self.scales = READ_SCALES
         self.mirror = DET_MIRROR
         side = self.face.get_inputs()[0].shape[2]
         self.crop = side if isinstance(side, int) else CROP
@@ -175,12 +183,16 @@ class DiceReader:
         return decode((plain + mirrored) / 2, scale)
 
     def classify(self, img: np.ndarray, boxes: list[list[float]]) -> np.ndarray:
-        """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crop's TURNS quarter turns."""
+        """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crops at each of the
+        READ_SCALES, each read at TURNS quarter turns."""
         if not boxes:
             return np.zeros((0, 8), np.float32)
-        crops = np.stack([face_crop(img, b, self.crop) for b in boxes])
+        crops = np.stack([face_crop(img, b, self.crop, sc) for sc in self.scales for b in boxes])
         views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
-        out = self.face.run(None, {"crop": to_input(views)})[0].reshape(self.turns, len(boxes), -1)
+        # in batches: onnxruntime keeps the memory of its largest batch for good
+        out = np.concatenate([self.face.run(None, {"crop": to_input(views[i:i + FACE_BATCH])})[0]
+                              for i in range(0, len(views), FACE_BATCH)])
+        out = out.reshape(self.turns * len(self.scales), len(boxes), -1)
         e = np.exp(out[..., :7] - out[..., :7].max(-1, keepdims=True))
         probs = (e / e.sum(-1, keepdims=True)).mean(0)
         cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)

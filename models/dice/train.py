@@ -3,6 +3,7 @@
     python models/dice/make_data.py                      # synthetic pictures → models/dice/build/
     python models/dice/train.py detector --real DATA     # → companion/vision/dice_weights/dice_detect.onnx
     python models/dice/train.py face --real DATA         # → companion/vision/dice_weights/dice_face.onnx
+    python models/dice/train.py mine --real DATA --out M # M's models: hard negatives, found boxes → build/
 
 DATA is a folder of labelled real photos (images/, labels/ in YOLO format, class = face − 1);
 `--part train` (default) uses only the photos outside the validation blocks of `realdata.py`,
@@ -45,6 +46,10 @@ TILE_SHARE = 0.1
 FEW_PIXELS = 48
 #: where the face model's samples come from, by default
 FACE_MIX = {"real": 0.4, "tray": 0.25, "table": 0.35}
+#: share of a die's face-model samples cut around the box the detector found for it (`mine`), when
+#: there is one, rather than around its labelled box: the reader crops around found boxes, and
+#: the detector's box of a cocked die hugs the top face more than the label's box does
+FOUND_SHARE = 0.5
 
 
 # --- the pictures --------------------------------------------------------------------------------
@@ -85,14 +90,24 @@ class Pool:
                         all(reader._iou(box, d["box"]) < 0.15 for d in self.items[kind][index][1]):
                     self.hard[kind].append((index, box))
             print("hard negatives: " + ", ".join(f"{k} {len(v)}" for k, v in self.hard.items()), file=sys.stderr)
+        # the detector's boxes of labelled dice (`mine`): (kind, picture index, die index) → box
+        self.found: dict[tuple[str, int, int], list[float]] = {}
+        self.found_share = FOUND_SHARE
+        if (build / "found.json").exists():
+            for kind, index, i, box in json.loads((build / "found.json").read_text()):
+                if index < len(self.items[kind]) and i < len(self.items[kind][index][1]):
+                    self.found[(kind, index, i)] = box
+            print(f"found boxes of dice: {len(self.found)}", file=sys.stderr)
         print(f"face-up tiles: {len(self.tiles)}", file=sys.stderr)
 
     def pick(self, rng: np.random.Generator, weights: dict[str, float]):
+        """(kind, index, (image, dice, die_px)) of a picture drawn with the kinds' `weights`."""
         kinds = [k for k in weights if self.items[k]]
         p = np.array([weights[k] for k in kinds])
         kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
         items = self.items[kind]
-        return kind, items[int(rng.integers(len(items)))]
+        index = int(rng.integers(len(items)))
+        return kind, index, items[index]
 
 
 def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool) -> np.ndarray:
@@ -143,7 +158,7 @@ def turn(img: np.ndarray, boxes: np.ndarray, rng: np.random.Generator) -> tuple[
 
 
 def detector_sample(pool: Pool, rng: np.random.Generator):
-    kind, (img, dice, die_px) = pool.pick(rng, {"real": 0.35, "tray": 0.35, "table": 0.3})
+    kind, _, (img, dice, die_px) = pool.pick(rng, {"real": 0.35, "tray": 0.35, "table": 0.3})
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
     if kind == "table":
@@ -251,7 +266,7 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
 
 
 def face_sample(pool: Pool, rng: np.random.Generator):
-    kind, (img, dice, _) = pool.pick(rng, pool.face_mix)
+    kind, picked, (img, dice, _) = pool.pick(rng, pool.face_mix)
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
     r = rng.random()
@@ -277,11 +292,16 @@ def face_sample(pool: Pool, rng: np.random.Generator):
         cocked_ones = [j for j, d in enumerate(dice) if d["cocked"]]
         if cocked_ones and rng.random() < 0.5:  # cocked dice are rare: show them more often (R18)
             i = cocked_ones[int(rng.integers(len(cocked_ones)))]
-        x1, y1, x2, y2 = boxes[i]
+        found = pool.found.get((kind, picked, i))
+        if found is not None and rng.random() < pool.found_share:  # as the reader will crop it
+            x1, y1, x2, y2 = found
+            jitter, k = 0.03, rng.uniform(0.95, 1.08)
+        else:
+            x1, y1, x2, y2 = boxes[i]
+            jitter, k = 0.07, rng.uniform(0.85, 1.2)
         bw, bh = x2 - x1, y2 - y1
         s = max(bw, bh)
-        cx, cy = (x1 + x2) / 2 + rng.normal(0, 0.07) * s, (y1 + y2) / 2 + rng.normal(0, 0.07) * s
-        k = rng.uniform(0.85, 1.2)
+        cx, cy = (x1 + x2) / 2 + rng.normal(0, jitter) * s, (y1 + y2) / 2 + rng.normal(0, jitter) * s
         box = [cx - bw * k / 2, cy - bh * k / 2, cx + bw * k / 2, cy + bh * k / 2]
         label, cocked = dice[i]["face"], float(dice[i]["cocked"])
     else:  # not a die: the tray, the felt, a tile, a marker, a hand, or half of a die
@@ -354,13 +374,17 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
 
 
 def mine(pool: Pool, models: Path, out: Path, kinds: list[str], add: bool = False) -> None:
-    """Run the detector over the training pictures of `kinds`; keep what it finds that is not a die.
+    """Run the detector over the training pictures of `kinds`; keep what it finds that is not a die
+    (hard negatives, `hard.json`) and the box it finds for each labelled die (`found.json`).
 
     Hard negatives already mined for the other kinds are kept; with `add`, those of `kinds` too
-    (what an earlier detector took for a die is still no die)."""
+    (what an earlier detector took for a die is still no die). Found boxes are always this
+    detector's: those of the other kinds are kept, those of `kinds` replaced."""
     det = reader.DiceReader(models)
     old = json.loads((out / "hard.json").read_text()) if (out / "hard.json").exists() else []
     hard = [h for h in old if add or h[0] not in kinds]
+    old_found = json.loads((out / "found.json").read_text()) if (out / "found.json").exists() else []
+    found = [f for f in old_found if f[0] not in kinds]
     for kind, items in pool.items.items():
         if kind not in kinds:
             continue
@@ -369,7 +393,18 @@ def mine(pool: Pool, models: Path, out: Path, kinds: list[str], add: bool = Fals
             for s, b in det.detect(img, scale):
                 if s >= 0.1 and all(reader._iou(b, d["box"]) < 0.3 for d in dice):
                     hard.append((kind, index, [round(v, 1) for v in b]))
-        print(f"{kind}: {len(hard)} hard negatives so far", file=sys.stderr)
+            # the boxes the reader itself would crop (its second look at a photo's scale included)
+            best: dict[int, tuple[float, list[float]]] = {}
+            for s, b, _ in det.candidates(img, die_px):
+                overlaps = [reader._iou(b, d["box"]) for d in dice]
+                if not overlaps or max(overlaps) < 0.3:
+                    continue
+                i = int(np.argmax(overlaps))
+                if s > best.get(i, (0.0, None))[0]:
+                    best[i] = (s, b)
+            found += [(kind, index, i, [round(v, 1) for v in b]) for i, (_, b) in sorted(best.items())]
+        print(f"{kind}: {len(hard)} hard negatives, {len(found)} found boxes so far", file=sys.stderr)
+    (out / "found.json").write_text(json.dumps(found))
     unique: dict = {}  # with `add`, a box found by both detectors once
     for h in hard:
         unique.setdefault((h[0], h[1], tuple(h[2])), h)

@@ -92,6 +92,39 @@ def test_the_face_crop_is_centred_on_the_die():
     assert np.allclose(centre, (dice_reader.CROP - 1) / 2, atol=0.5 * dice_reader.CROP / 30 + 0.1)
     # 1.5 × the die's side: the die covers two thirds of the crop
     assert abs(np.ptp(lit[:, 0]) + 1 - dice_reader.CROP / dice_reader.CROP_SCALE) <= 2
+    # the wider second look of READ_SCALES: the same die, centred, a smaller part of the crop
+    wide = face_crop(img, (30, 40, 50, 60), scale=1.7)
+    lit = np.argwhere(wide[..., 0] > 128)
+    assert np.allclose(lit.mean(0), (dice_reader.CROP - 1) / 2, atol=0.5 * dice_reader.CROP / 34 + 0.1)
+    assert abs(np.ptp(lit[:, 0]) + 1 - dice_reader.CROP / 1.7) <= 2
+
+
+def test_each_die_is_read_at_every_crop_scale_and_turn(monkeypatch):
+    """classify averages the face model over READ_SCALES × TURNS crops of each box, in batches."""
+    rd = dice_reader.default_reader()
+    seen = []
+
+    class Spy:
+        def __init__(self, face):
+            self.face = face
+
+        def run(self, names, feeds):
+            seen.append(len(feeds["crop"]))
+            return self.face.run(names, feeds)
+
+    monkeypatch.setattr(dice_reader, "FACE_BATCH", 5)
+    spy = dice_reader.DiceReader.__new__(dice_reader.DiceReader)
+    spy.__dict__.update(rd.__dict__, face=Spy(rd.face))
+    img = np.random.default_rng(5).integers(0, 255, (120, 160, 3), dtype=np.uint8)  # boxes unlike
+    boxes = [[20, 20, 40, 40], [80, 50, 104, 74], [120, 80, 140, 100]]
+    probs = spy.classify(img, boxes)
+    assert probs.shape == (3, 8)
+    assert sum(seen) == 3 * len(dice_reader.READ_SCALES) * dice_reader.TURNS and max(seen) <= 5
+    assert np.allclose(probs[:, :7].sum(1), 1, atol=1e-5)
+    # the batches put back in order: the same as one box at a time
+    assert not np.allclose(probs[0], probs[1], atol=1e-3)
+    for b, p in zip(boxes, probs):
+        assert np.allclose(rd.classify(img, [b])[0], p, atol=1e-5)
 
 
 def _scene_with_dice(seed: int, dice):
