@@ -6,7 +6,8 @@ Two small learned models, run with onnxruntime (trained by `models/dice/train.py
 1. a centre-point detector (`dice_detect.onnx`) over the whole picture, scaled so a die is about
    `DET_DIE_PX` pixels wide: each die's centre and box;
 2. a crop reader (`dice_face.onnx`) on a 72×72 crop of each die taken from the full-resolution
-   picture (two crop sizes, four quarter turns each, averaged): not-a-die or the face up (1..6),
+   picture, turned so that the camera's foot lies below it (two crop sizes, each also read
+   mirrored, averaged): not-a-die or the face up (1..6),
    and whether the die is cocked — leaning on a tile or another die, showing two faces — so it
    must be thrown again (R18).
 
@@ -49,8 +50,8 @@ CROP, CROP_SCALE = 72, 1.5
 #: model trained at CROP_SCALE, and a second, wider look settles dice whose found box is a bit
 #: small — a cocked die's box hugs its top face (models/dice/README.md, tenth cycle)
 READ_SCALES = (CROP_SCALE, 1.7)
-#: quarter turns of each crop read by the face model (1 = the crop as it is)
-TURNS = 4
+#: each crop is also read mirrored left to right (which keeps the camera's foot below it)
+READ_MIRRORED = True
 #: crops per run of the face model (a phone photo of a dozen dice makes ~100)
 FACE_BATCH = 32
 #: the detector also reads the picture mirrored and averages the two outputs: steadier boxes,
@@ -103,14 +104,36 @@ def detector_image(img: np.ndarray, scale: float) -> np.ndarray:
     return small
 
 
-def face_crop(img: np.ndarray, box, size: int = CROP, scale: float = CROP_SCALE) -> np.ndarray:
-    """The size×size patch the face model reads: centred on the box, `scale` × its longer side."""
+def face_crop(img: np.ndarray, box, size: int = CROP, scale: float = CROP_SCALE, towards=None) -> np.ndarray:
+    """The size×size patch the face model reads: centred on the box, `scale` × its longer side,
+    turned so that the point `towards` (the camera's foot, picture pixels) lies straight below.
+
+    Seen from a camera that is not right above it, a flat die shows the side faces turned to the
+    camera's foot; turned this way, those always lie at the crop's bottom, where a cocked die's
+    second face may lie anywhere. Box corners are pixel edges, so the middle is half a pixel up
+    and left in OpenCV's pixel-centre coordinates.
+    """
     x1, y1, x2, y2 = box
     side = max(4.0, scale * max(x2 - x1, y2 - y1))
-    s = int(np.ceil(side))
-    patch = cv2.getRectSubPix(img, (s, s), ((x1 + x2) / 2, (y1 + y2) / 2))
-    interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
-    return cv2.resize(patch, (size, size), interpolation=interp)
+    cx, cy = (x1 + x2) / 2 - 0.5, (y1 + y2) / 2 - 0.5
+    down = np.array([0.0, 1.0])
+    if towards is not None:
+        v = np.array([towards[0] - cx, towards[1] - cy], np.float64)
+        n = float(np.hypot(*v))
+        if n > 1e-6:
+            down = v / n
+    # the square around the die that any turn of the crop lies in (edges repeated off the picture)
+    big = int(np.ceil(side * 1.42)) + 4
+    patch = cv2.getRectSubPix(img, (big, big), (cx, cy))
+    k = side / size
+    if k > 1:  # fewer crop pixels than picture pixels: smooth first, as INTER_AREA would
+        patch = cv2.GaussianBlur(patch, (0, 0), 0.5 * k)
+    # crop pixel (u, v) -> patch: its middle + k · [down⊥ down] · ((u, v) − the crop's middle)
+    R = k * np.array([[down[1], down[0]], [-down[0], down[1]]])
+    mid, pmid = (size - 1) / 2, (big - 1) / 2
+    M = np.hstack([R, [[pmid], [pmid]] - R @ [[mid], [mid]]])
+    return cv2.warpAffine(patch, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def decode(out: np.ndarray, scale: float, threshold: float = 0.2) -> list[tuple[float, list[float]]]:
@@ -166,8 +189,7 @@ class DiceReader:
             except Exception as e:  # onnxruntime raises its own types for a damaged file
                 raise DiceModelError(f"dice model {path} cannot be loaded: {e}") from e
         self.detector, self.face = sessions
-        #: the face model reads each crop turned 0, 90, 180, 270 degrees and averages (a die reads alike)
-        self.turns = TURNS
+        self.flips = 2 if READ_MIRRORED else 1
         self.scales = READ_SCALES
         self.mirror = DET_MIRROR
         side = self.face.get_inputs()[0].shape[2]
@@ -182,23 +204,27 @@ class DiceReader:
         mirrored[3] *= -1  # a sub-cell offset to the right was one to the left
         return decode((plain + mirrored) / 2, scale)
 
-    def classify(self, img: np.ndarray, boxes: list[list[float]]) -> np.ndarray:
+    def classify(self, img: np.ndarray, boxes: list[list[float]], foot=None) -> np.ndarray:
         """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crops at each of the
-        READ_SCALES, each read at TURNS quarter turns."""
+        READ_SCALES, each also read mirrored. `foot`: the camera's foot point in the picture's
+        pixels (None: the picture's middle, as for a photo taken straight down)."""
         if not boxes:
             return np.zeros((0, 8), np.float32)
-        crops = np.stack([face_crop(img, b, self.crop, sc) for sc in self.scales for b in boxes])
-        views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
+        if foot is None:
+            foot = (img.shape[1] / 2, img.shape[0] / 2)
+        crops = np.stack([face_crop(img, b, self.crop, sc, foot) for sc in self.scales for b in boxes])
+        views = np.concatenate([crops, crops[:, :, ::-1]][:self.flips])
         # in batches: onnxruntime keeps the memory of its largest batch for good
         out = np.concatenate([self.face.run(None, {"crop": to_input(views[i:i + FACE_BATCH])})[0]
                               for i in range(0, len(views), FACE_BATCH)])
-        out = out.reshape(self.turns * len(self.scales), len(boxes), -1)
+        out = out.reshape(self.flips * len(self.scales), len(boxes), -1)
         e = np.exp(out[..., :7] - out[..., :7].max(-1, keepdims=True))
         probs = (e / e.sum(-1, keepdims=True)).mean(0)
         cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)
         return np.concatenate([probs, cocked], axis=1)
 
-    def candidates(self, img: np.ndarray, die_px: float | None = None) -> list[tuple[float, list[float], np.ndarray]]:
+    def candidates(self, img: np.ndarray, die_px: float | None = None,
+                   foot=None) -> list[tuple[float, list[float], np.ndarray]]:
         """Every detection, one per die, before `judge`: (centre score, box, `classify`'s probabilities)."""
         _check(img)
         h, w = img.shape[:2]
@@ -219,15 +245,18 @@ class DiceReader:
         for s, b in found:  # one reading per die
             if all(_iou(b, k[1]) < 0.45 for k in kept):
                 kept.append((s, b))
-        probs = self.classify(img, [b for _, b in kept])
+        probs = self.classify(img, [b for _, b in kept], foot)
         return [(s, b, p) for (s, b), p in zip(kept, probs)]
 
-    def read(self, img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
-        """The dice in a BGR picture: the `candidates` that `judge` keeps, with face and cocked flag."""
+    def read(self, img: np.ndarray, die_px: float | None = None, foot=None) -> list[DieReading]:
+        """The dice in a BGR picture: the `candidates` that `judge` keeps, with face and cocked flag.
+
+        `die_px`: a die's side in pixels (None: found from the picture); `foot`: the camera's
+        foot point in the picture (None: its middle)."""
         _check(img)
         h, w = img.shape[:2]
         out = []
-        for s, b, p in self.candidates(img, die_px):
+        for s, b, p in self.candidates(img, die_px, foot):
             keep, cocked = judge(s, p)
             if not keep:
                 continue
@@ -259,12 +288,14 @@ def default_reader() -> DiceReader:
         return _reader
 
 
-def find_dice(img: np.ndarray, die_px: float | None = None, roi_mask: np.ndarray | None = None) -> list[DieReading]:
+def find_dice(img: np.ndarray, die_px: float | None = None, roi_mask: np.ndarray | None = None,
+              foot=None) -> list[DieReading]:
     """Dice in a top-down picture. `die_px`: the side of a die in pixels (None: found from the picture).
 
-    `roi_mask` (uint8, same size): only dice whose centre lies where it is non-zero.
+    `roi_mask` (uint8, same size): only dice whose centre lies where it is non-zero. `foot`: the
+    table point right below the camera, in the picture's pixels (None: the picture's middle).
     """
-    got = default_reader().read(img, die_px)
+    got = default_reader().read(img, die_px, foot)
     if roi_mask is not None:
         got = [d for d in got if roi_mask[min(int(d.centre[1]), roi_mask.shape[0] - 1),
                                           min(int(d.centre[0]), roi_mask.shape[1] - 1)]]

@@ -20,7 +20,7 @@ from companion.errors import CompanionError
 from companion.rules.variant import Variant
 from companion.rules.wall import Square
 from companion.vision import markers as marker_reader
-from companion.vision.calibrate import Calibration, from_markers, uncalibrated
+from companion.vision.calibrate import Calibration, camera_position, from_markers, uncalibrated
 from companion.vision.dice import find_dice
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import read_walls
@@ -127,6 +127,17 @@ def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout) -> tuple
     M = np.linalg.inv(A) @ cal.H
     n_px = int(2 * r * k)
     return cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR), M
+
+
+def dice_view_foot(cal: Calibration, layout: TableLayout) -> tuple[float, float] | None:
+    """The table point right below the camera in `dice_view`'s pixels (the dice reader turns each
+    crop so that it lies below), or None when the calibration cannot tell."""
+    cam = camera_position(cal)
+    if cam is None:
+        return None
+    cx, cy = layout.centre
+    r, k = layout.inner - 0.3, DICE_PX_PER_CM
+    return (cam[0] - (cx - r)) * k, (cam[1] - (cy - r)) * k
 
 
 def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
@@ -283,7 +294,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     view, M = dice_view(image, cal, layout)
     back = np.linalg.inv(M)
     dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked}
-            for d in find_dice(view, die_px=s.die_cm * 1.03 * DICE_PX_PER_CM)]
+            for d in find_dice(view, die_px=s.die_cm * 1.03 * DICE_PX_PER_CM, foot=dice_view_foot(cal, layout))]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table
     kk = marker_reader.PX_PER_CM

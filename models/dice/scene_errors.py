@@ -35,7 +35,7 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
     from companion.vision.geometry import TableLayout
     from companion.vision.render.draw import render
     from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
-    from companion.vision.scene import DICE_PX_PER_CM, SceneSettings
+    from companion.vision.scene import DICE_PX_PER_CM, SceneSettings, dice_view_foot
     from synth import view_truth
 
     index = cache / "index.json"
@@ -53,20 +53,21 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
                 print(f"{level} {seed + i}: not calibrated, left out", file=sys.stderr)
                 continue
             s = SceneSettings(scene_variant(sc.truth["variant"]))
-            view, dice, tiles = view_truth(image, pixels, cal, TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile))
+            layout = TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile)
+            view, dice, tiles = view_truth(image, pixels, cal, layout)
             name = f"{level}-{seed + i:05d}.png"
             cv2.imwrite(str(cache / name), view)
             out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * DICE_PX_PER_CM, "dice": dice, "tiles": tiles,
-                        "truth_dice": sc.truth["dice"]})
+                        "truth_dice": sc.truth["dice"], "foot": dice_view_foot(cal, layout)})
             if len(out) % 50 == 0:
                 print(f"  rendered {len(out)}/{per * len(LEVELS)} ({time.time() - t0:.0f} s)", file=sys.stderr)
     index.write_text(json.dumps(out))
     return out
 
 
-def candidates(rd: reader.DiceReader, view: np.ndarray, die_px: float) -> list[dict]:
+def candidates(rd: reader.DiceReader, view: np.ndarray, die_px: float, foot=None) -> list[dict]:
     """Every detection before the keep rule: centre score, box and the face model's probabilities."""
-    return [{"s": s, "box": b, "p": p.tolist()} for s, b, p in rd.candidates(view, die_px)]
+    return [{"s": s, "box": b, "p": p.tolist()} for s, b, p in rd.candidates(view, die_px, foot)]
 
 
 def tile_cover(box, tiles) -> float:
@@ -160,7 +161,7 @@ if __name__ == "__main__":
     cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}"
     scenes = render_views(args.seed, args.count, cache)
     rd = reader.DiceReader(args.models)
-    cands = [candidates(rd, cv2.imread(str(cache / sc["name"])), sc["die_px"]) for sc in scenes]
+    cands = [candidates(rd, cv2.imread(str(cache / sc["name"])), sc["die_px"], sc.get("foot")) for sc in scenes]
     readings = [[r for c in cs if (r := keep(c))] for cs in cands]
     report(scenes, readings, f"{len(scenes)} scenes from seed {args.seed}: dice exact / none seen")
     if args.dump:

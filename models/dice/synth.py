@@ -30,7 +30,7 @@ from companion.vision.render.dice import DieLook, die_cuboid, die_faces, paint_d
 from companion.vision.render.draw import Cuboid, make_view, render
 from companion.vision.render.scene import Camera, Die
 from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
-from companion.vision.scene import DICE_PX_PER_CM, box_through, dice_view
+from companion.vision.scene import DICE_PX_PER_CM, box_through, dice_view, dice_view_foot
 
 
 def _box(pts: np.ndarray) -> list[float]:
@@ -111,7 +111,7 @@ def table_view(seed: int, level: str | None = None):
         return None
     view, dice, tiles = view_truth(image, truth, cal, layout)
     return view, dice, {"die_px": 1.8 * 1.03 * DICE_PX_PER_CM, "level": level, "tiles": tiles,
-                        "look": "stand-in" if stand_in else "art"}
+                        "look": "stand-in" if stand_in else "art", "foot": dice_view_foot(cal, layout)}
 
 
 # --- tray photos ---------------------------------------------------------------------------------

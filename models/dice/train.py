@@ -50,6 +50,9 @@ FACE_MIX = {"real": 0.4, "tray": 0.25, "table": 0.35}
 #: there is one, rather than around its labelled box: the reader crops around found boxes, and
 #: the detector's box of a cocked die hugs the top face more than the label's box does
 FOUND_SHARE = 0.5
+#: the face model's crops are turned so that the camera's foot lies below (`dice.face_crop`),
+#: give or take this many degrees (a foot estimated from the calibration is off a little)
+FOOT_JITTER = 8.0
 
 
 # --- the pictures --------------------------------------------------------------------------------
@@ -67,6 +70,9 @@ class Pool:
         self.face_mix = dict(FACE_MIX)
         #: face-up tiles (discards) in the table views, (index, box): die-sized crops of them are no dice
         self.tiles: list[tuple[int, list[float]]] = []
+        #: where the camera's foot is in each table view, (kind, index) → (x, y) pixels (`synth`);
+        #: a photo's is taken as its middle
+        self.foot: dict[tuple[str, int], tuple[float, float]] = {}
         if real is not None:
             for path, dice in photos(real, part):
                 self.items["real"].append((cv2.imread(str(path)), dice, None))
@@ -79,6 +85,8 @@ class Pool:
                 if img is not None:
                     if kind == "table":
                         self.tiles += [(len(self.items[kind]), box) for box in lab.get("tiles", [])]
+                        if lab.get("foot"):
+                            self.foot[(kind, len(self.items[kind]))] = tuple(lab["foot"])
                     self.items[kind].append((img, lab["dice"], lab.get("die_px") if kind == "table" else None))
         for k, v in self.items.items():
             print(f"{k}: {len(v)} pictures, {sum(len(i[1]) for i in v)} dice", file=sys.stderr)
@@ -267,16 +275,19 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
 
 def face_sample(pool: Pool, rng: np.random.Generator):
     kind, picked, (img, dice, _) = pool.pick(rng, pool.face_mix)
+    where = (kind, picked)  # the picture the crop is cut from
     boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
     h, w = img.shape[:2]
     r = rng.random()
     if pool.hard[kind] and r < 0.12:
         index, box = pool.hard[kind][int(rng.integers(len(pool.hard[kind])))]
         img = pool.items[kind][index][0]
+        where = (kind, index)
         label, cocked = 0, -1.0
     elif pool.tiles and r < 0.12 + pool.tile_share:  # part of a face-up tile, die-sized or as big as a cocked die
         index, (x1, y1, x2, y2) = pool.tiles[int(rng.integers(len(pool.tiles)))]
         img, dice, die_px = pool.items["table"][index]
+        where = ("table", index)
         tw, th = x2 - x1, y2 - y1
         s = die_px * rng.uniform(0.8, 2.6)
         cx, cy = (x1 + x2) / 2 + rng.uniform(-0.3, 0.3) * tw, (y1 + y2) / 2 + rng.uniform(-0.3, 0.3) * th
@@ -316,17 +327,16 @@ def face_sample(pool: Pool, rng: np.random.Generator):
             if all(reader._iou(box, b) < 0.25 for b in boxes):
                 break
         label, cocked = 0, -1.0
-    # turn the die any angle: crop wider, rotate, crop again
+    # turned as the reader turns it: the camera's foot below (a photo's: its middle), give or take
+    # FOOT_JITTER degrees
     x1, y1, x2, y2 = box
-    side = reader.CROP_SCALE * max(x2 - x1, y2 - y1)
-    big = int(math.ceil(side * 1.45))
-    patch = cv2.getRectSubPix(img, (big, big), ((x1 + x2) / 2, (y1 + y2) / 2))
-    M = cv2.getRotationMatrix2D((big / 2, big / 2), float(rng.uniform(0, 360)), 1.0)
-    patch = cv2.warpAffine(patch, M, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    o = (big - side) / 2
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    fx, fy = pool.foot.get(where) or (img.shape[1] / 2, img.shape[0] / 2)
+    a = math.radians(rng.normal(0, FOOT_JITTER))
+    towards = (cx + math.cos(a) * (fx - cx) - math.sin(a) * (fy - cy),
+               cy + math.sin(a) * (fx - cx) + math.cos(a) * (fy - cy))
     size = pool.crop
-    crop = reader.face_crop(patch, [o + side / 2 - side / reader.CROP_SCALE / 2] * 2
-                            + [o + side / 2 + side / reader.CROP_SCALE / 2] * 2, size)
+    crop = reader.face_crop(img, box, size, reader.CROP_SCALE, towards)
     if rng.random() < 0.4:  # fewer pixels on the die: a smaller or farther die
         f = rng.uniform(0.45, 0.9) * FEW_PIXELS / size
         n = max(8, round(size * f))
