@@ -7,9 +7,8 @@ Two small learned models, run with onnxruntime (trained by `models/dice/train.py
    `DET_DIE_PX` pixels wide: each die's centre and box;
 2. a crop reader (`dice_face.onnx`) on a 72×72 crop of each die taken from the full-resolution
    picture, turned so that the camera's foot lies below it (two crop sizes, each also read
-   mirrored, averaged): not-a-die or the face up (1..6),
-   and whether the die is cocked — leaning on a tile or another die, showing two faces — so it
-   must be thrown again (R18).
+   mirrored, averaged): not-a-die or the face up (1..6), and whether the die is cocked —
+   leaning on a tile or another die, showing two faces — so it must be thrown again (R18).
 
 Works on a top-down view of the table (the camera image rectified through the calibration; the
 die's size in pixels is then known) or on a plain photo taken from above (size unknown: a first

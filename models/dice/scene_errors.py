@@ -40,7 +40,11 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
 
     index = cache / "index.json"
     if index.exists():
-        return json.loads(index.read_text())
+        scenes = json.loads(index.read_text())
+        if any("foot" not in sc for sc in scenes):  # cached before the reader took the camera's foot
+            print(f"{cache}: no camera foot stored, the views' middle is taken; delete it to render anew",
+                  file=sys.stderr)
+        return scenes
     cache.mkdir(parents=True, exist_ok=True)
     per = max(1, count // len(LEVELS))
     out, t0 = [], time.time()
