@@ -253,11 +253,12 @@ def check_database(settings: Settings, store=None) -> Check:
 
 
 # --- vision models --------------------------------------------------------------------------------
-def check_models(tile_folder: Path | None = None, dice_folder: Path | None = None) -> Check:
+def check_models(tile_folder: Path | None = None, dice_folder: Path | None = None,
+                 loose_file: Path | None = None) -> Check:
     """The tile models (all four detectors and the classifier, as `recognize` and `teach` use
-    them) and the dice models load: a damaged file on the card shows here rather than at the
-    first photo. Loading takes about a second on a Pi."""
-    from companion.vision import dice
+    them), the dice models and the walls' loose-tile model load: a damaged file on the card
+    shows here rather than at the first photo. Loading takes about a second on a Pi."""
+    from companion.vision import dice, loose
     from companion.vision.tiles import models as tile_models
     from companion.vision.tiles.recognizer import EXTRA_DETECTORS, TileRecognizer
 
@@ -268,13 +269,14 @@ def check_models(tile_folder: Path | None = None, dice_folder: Path | None = Non
             if which == "windows" or rec.has_general_detector:
                 rec.detector_model(which)
         dice.DiceReader(dice_folder)
+        loose.LooseReader(loose_file)
     except Exception as e:  # noqa: BLE001 - whatever the cause (missing, damaged, no onnxruntime), say it
         return Check("models", "fail", f"cannot load: {e}", {"error": str(e)})
     ms = round((time.perf_counter() - t0) * 1000)
     files = sorted(tile_models.model_dir(tile_folder).glob("*.onnx")) + \
-        sorted(Path(dice_folder or dice.MODEL_DIR).glob("*.onnx"))
+        sorted(Path(dice_folder or dice.MODEL_DIR).glob("*.onnx")) + [Path(loose_file or loose.MODEL_FILE)]
     size = sum(f.stat().st_size for f in files)
-    return Check("models", "ok", f"tile and dice models load ({len(files)} files, {_mib(size)}, {ms} ms)",
+    return Check("models", "ok", f"tile, dice and wall models load ({len(files)} files, {_mib(size)}, {ms} ms)",
                  {"files": [f.name for f in files], "bytes": size, "load_ms": ms})
 
 

@@ -33,6 +33,8 @@ TILES_PX_PER_CM = 12.0
 TILE_FIT = (0.68, 1.6)
 #: a top that looks this much higher than its neighbours (in half a stack's height) carries a loose tile
 LOOSE_RISE = 0.5
+#: … or that the loose-tile model (`loose.py`) says carries one with this probability
+LOOSE_P = 0.5
 
 
 @dataclass
@@ -251,13 +253,27 @@ def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list
     return out
 
 
+def _carries(reading, k: int) -> float | None:
+    """How sure it is that stack k of a wall carries a loose tile (None: it does not look to): the
+    loose-tile model's probability, at least LOOSE_P where parallax shows the top edge raised.
+    NaN (away from the gaps, or without the model) counts as neither."""
+    p = reading.carries[k - 1] if reading.carries else float("nan")
+    p = 0.0 if not np.isfinite(p) else float(p)
+    if reading.lifted and reading.lifted[k - 1] > LOOSE_RISE:
+        p = max(p, LOOSE_P)
+    return p if p >= LOOSE_P else None
+
+
 def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, Any]:
     variant = s.variant
     layout = TableLayout(cal.table_size, variant.stacks_per_wall, s.tile)
     seats = side_seats(s.dealer, s.first_east_side, variant.seating.direction)  # side -> seat wind
-    walls = read_walls(image, cal, layout)
+    lift = variant.break_.style == "lift"
+    on_top = variant.replacement.source == "loose"
+    dead_side = -1 if variant.dead_wall.side == "right" else 1  # along the ring from the break (R20)
+    walls = read_walls(image, cal, layout, (dead_side, variant.dead_wall.stacks) if lift and on_top else None)
     sq = Square.for_variant(variant)
-    ring, splits, high = [0] * sq.size, {}, set()
+    ring, splits, high = [0] * sq.size, {}, {}
     per_seat: dict[str, Any] = {}
     for side, reading in walls.items():
         seat = seats[side]
@@ -265,8 +281,9 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         for k, hgt in enumerate(heights, 1):
             i = sq.index(seat, k)
             ring[i] = hgt
-            if reading.lifted and reading.lifted[k - 1] > LOOSE_RISE:  # a tile lying on top (R19)
-                high.add(i)
+            sure = _carries(reading, k)
+            if sure is not None:  # a tile lying on top (R19)
+                high[i] = sure
         for k, width in zip(reading.splits, reading.split_widths):
             if 1 <= k < sq.n:
                 splits[sq.index(seat, k)] = width
@@ -274,15 +291,15 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         per_seat[seat] = {"side": side, "standing": standing, "count": len(standing),
                           "gaps": _gaps(heights), "splits": reading.splits,
                           "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1]}
-    lift = variant.break_.style == "lift"
-    on_top = variant.replacement.source == "loose"
-    at = find_break(variant, ring, splits, high if lift and on_top else set())
+    at = find_break(variant, ring, splits, set(high) if lift and on_top else set())
     live, loose = None, []
     if at is not None:
         dead = dead_wall(variant, sq.size, at)
         live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
-        # R19/R20: the loose tiles lie on top of the dead wall (the variant says which stacks)
-        loose = [i for i in dead if i in high] if lift and on_top else []
+        # R19/R20: the loose tiles lie on top of the dead wall, two at most (R21: two more are
+        # laid there only when both are used); where more seem to, the two surest
+        on_dead = sorted((i for i in dead if i in high), key=lambda i: -high[i])[:2]
+        loose = [i for i in dead if i in on_dead] if lift and on_top else []
     walls_json = {
         "seats": per_seat,
         "break": sq.stack_at(at).to_json() if at is not None else None,

@@ -18,7 +18,9 @@ reading that cuts the square into two runs is the less likely one.
 A narrow gap inside a run of stacks is a split (riichi R20: the dead wall pushed away from the
 live wall). A stack whose top lies lower than its neighbours' is half a stack (a tile drawn from
 it); one with a tile lying on it stands higher: the loose tiles (R19). Both are told by where
-the top edge of the stack appears (parallax grows with height) and by how much light it catches.
+the top edge of the stack appears (parallax grows with height) and by how much light it catches;
+a loose tile also by a small network that looks at the stack's top beside its neighbours'
+(`loose.py`), since one laid a little inwards does not reach past the stack's edge.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from companion.vision import loose
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position
 from companion.vision.geometry import CORNER_GAP_CM, SIDES, WALL_FRAMES, TableLayout
 
@@ -101,6 +104,8 @@ class WallReading:
     rise: list[float] = field(default_factory=list)
     shine: list[float] = field(default_factory=list)
     lifted: list[float] = field(default_factory=list)
+    #: per stack near a gap (NaN elsewhere): P(a tile lies on it) from the loose-tile model (`loose.py`)
+    carries: list[float] = field(default_factory=list)
 
 
 def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str) -> Strip:
@@ -384,6 +389,31 @@ class _Tops:
         return (mine - ref) / PX_PER_CM / (shift / 2)
 
 
+def _loose_p(strips: dict[str, Strip], chosen: dict[str, _Hypothesis], near: set[tuple[str, int]],
+             bands: dict[str, tuple[int, int]], pitches: dict[str, float], shifts: dict[str, float],
+             keep: dict[tuple[str, int], np.ndarray] | None) -> dict[tuple[str, int], float]:
+    """P(a tile lies on it) for each stack in `near`, by the loose-tile model; {} without the model."""
+    model = loose.reader()
+    if model is None and keep is None:
+        return {}
+    keys, batch = [], []
+    for side in SIDES:
+        wanted = sorted(k for s, k in near if s == side)
+        if not wanted:
+            continue
+        strip = strips[side]
+        spans = {k: (strip.col(a0), strip.col(a1)) for k, a0, a1 in chosen[side].present}
+        for k, x in loose.inputs(strip.lab, spans, wanted, bands[side], pitches[side] * PX_PER_CM,
+                                 shifts[side]).items():
+            keys.append((side, k))
+            batch.append(x)
+    if keep is not None:
+        keep.update(zip(keys, batch))
+    if model is None or not batch:
+        return {}
+    return dict(zip(keys, map(float, model(np.stack(batch)))))
+
+
 def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0: float, a1: float,
              outward: bool) -> float:
     """How wide the ivory side of a stack looks beside its top (cm): the face towards the camera's foot.
@@ -521,8 +551,15 @@ def _arcs(ring: list[bool]) -> int:
     return sum(1 for i in range(size) if not ring[i] and ring[(i - 1) % size])
 
 
-def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict[str, WallReading]:
-    """Read all four walls; stack numbers follow the position contract on each side."""
+def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_on: tuple[int, int] | None = (0, 8),
+               loose_inputs: dict[tuple[str, int], np.ndarray] | None = None) -> dict[str, WallReading]:
+    """Read all four walls; stack numbers follow the position contract on each side.
+
+    `loose_on`: where the loose-tile model looks, (which way from a gap: -1 towards lower stack
+    numbers, +1 higher, 0 both; how many stacks), the dead wall's side and size (R20); None:
+    the variant lays no loose tiles. `loose_inputs`, when given, is filled with what the model
+    read for each stack (`loose.inputs`, keyed by side and stack): its training data.
+    """
     n = layout.stacks
     w = layout.tile.width
     strips = {side: sample(image, cal, layout, side) for side in SIDES}
@@ -668,6 +705,16 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
     near = {ring[(i + d) % size] for i in gone for d in range(-8, 9)} if len(gone) < size else set()
     near = {(side, k) for side, k in near if k in standing[side]}
     leads = {(side, k): tops_of[side].rise(k, shifts[side], lead=True) for side, k in near}
+    # the loose-tile model reads the stacks where the dead wall may stand: on its side of a gap
+    looked: set[tuple[str, int]] = set()
+    if loose_on is not None and len(gone) < size:
+        way, reach = loose_on
+        if way == 0:
+            looked = {ring[(i + d) % size] for i in gone for d in range(-reach, reach + 1)} & near
+        else:
+            ends = [i for i in gone if ring[(i + way) % size][1] in standing[ring[(i + way) % size][0]]]
+            looked = {ring[(i + way * d) % size] for i in ends for d in range(1, reach + 1)} & near
+    carried = _loose_p(strips, chosen, looked, bands, pitches, shifts, loose_inputs)
     loaded = {side: frozenset(k for (s2, k), v in leads.items() if s2 == side and v > LOADED_RISE) for side in SIDES}
     rises = {(side, k): tops_of[side].rise(k, shifts[side], skip=loaded[side]) for side, k in near}
     shines = {(side, k): shine_of(side, k) for side, k in near}
@@ -714,7 +761,9 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout) -> dict
         rise = [rises.get((side, k), float("nan")) for k in range(1, n + 1)]
         shine = [shines.get((side, k), float("nan")) for k in range(1, n + 1)]
         lifted = [raised.get((side, k), float("nan")) for k in range(1, n + 1)]
+        carries = [carried.get((side, k), float("nan")) for k in range(1, n + 1)]
         splits = sorted(h.splits)
         out[side] = WallReading(side, heights, splits, [round(h.splits[k], 2) for k in splits], band, runs[side],
-                                pitches[side], h.origin if h.present else None, anchors[side], rise, shine, lifted)
+                                pitches[side], h.origin if h.present else None, anchors[side], rise, shine, lifted,
+                                carries)
     return out

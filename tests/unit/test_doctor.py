@@ -131,3 +131,5 @@ def test_a_damaged_model_file_fails_the_models_check_and_names_it(tmp_path):
     dice_dir.mkdir()
     check = check_models(None, dice_dir)
     assert check.level == "fail" and "dice model" in check.summary and "missing" in check.summary
+    check = check_models(None, None, tmp_path / "loose.onnx")
+    assert check.level == "fail" and "loose-tile model" in check.summary and "missing" in check.summary
