@@ -5,7 +5,8 @@ past the stack's outer edge. Laid by hand, a loose tile often lies a few millime
 askew, and then its top edge does not show beyond the stack's: what shows is its own outline
 on the stack's top, a sliver of its side, a corner turned off the line of the wall. A small
 convolutional network (`loose_weights/loose.onnx`, trained on rendered tables by
-`models/walls/train_loose.py`) reads each stack near the gaps beside the stacks around it.
+`models/walls/train_loose.py`) reads each stack where the dead wall may stand, beside the
+stacks around it.
 
 The input is built here, for training and run time alike, so that the two cannot drift apart:
 the stack's patch of the wall strip (`walls.Strip`, Lab), the per-pixel median of its
@@ -30,12 +31,12 @@ PATCH_COLS, PATCH_ROWS = 32, 48
 ALONG = 1.6
 #: channels: the patch (Lab), its neighbours' median (Lab), the parallax shift of a full top
 CHANNELS = 7
-
-log = logging.getLogger(__name__)
 #: neighbours within this many stacks make the reference
 REACH = 3
 #: a full stack's top moved this far by parallax (cm) is 1.0 in the shift channel
 SHIFT_UNIT_CM = 3.0
+
+log = logging.getLogger(__name__)
 
 
 class LooseModelError(RuntimeError):

@@ -19,11 +19,12 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.rules.variant import Variant
 from companion.rules.wall import Square
+from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import Calibration, camera_position, from_markers, uncalibrated
 from companion.vision.dice import find_dice
 from companion.vision.geometry import TableLayout, TileSize, side_seats
-from companion.vision.walls import read_walls
+from companion.vision.walls import WallReading, read_walls
 
 DICE_PX_PER_CM = 12.0
 #: face-up tiles are read on a top-down view of the table at this scale: a little above what a
@@ -199,6 +200,7 @@ def warm_up() -> None:
     from companion.vision.calibrate import find_markers, manual
 
     marker_reader.warm_up()
+    loose.reader()  # a blank table has no walls to read it on
     blank = np.full((720, 1280, 3), 90, np.uint8)
     find_markers(blank)
     cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
@@ -253,7 +255,7 @@ def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list
     return out
 
 
-def _carries(reading, k: int) -> float | None:
+def _carries(reading: WallReading, k: int) -> float | None:
     """How sure it is that stack k of a wall carries a loose tile (None: it does not look to): the
     loose-tile model's probability, at least LOOSE_P where parallax shows the top edge raised.
     NaN (away from the gaps, or without the model) counts as neither."""

@@ -389,16 +389,17 @@ class _Tops:
         return (mine - ref) / PX_PER_CM / (shift / 2)
 
 
-def _loose_p(strips: dict[str, Strip], chosen: dict[str, _Hypothesis], near: set[tuple[str, int]],
+def _loose_p(strips: dict[str, Strip], chosen: dict[str, _Hypothesis], stacks: set[tuple[str, int]],
              bands: dict[str, tuple[int, int]], pitches: dict[str, float], shifts: dict[str, float],
              keep: dict[tuple[str, int], np.ndarray] | None) -> dict[tuple[str, int], float]:
-    """P(a tile lies on it) for each stack in `near`, by the loose-tile model; {} without the model."""
+    """P(a tile lies on it) for each of `stacks` (side, k), by the loose-tile model; {} without the
+    model. `keep`, when given, gets the model's inputs."""
     model = loose.reader()
     if model is None and keep is None:
         return {}
     keys, batch = [], []
     for side in SIDES:
-        wanted = sorted(k for s, k in near if s == side)
+        wanted = sorted(k for s, k in stacks if s == side)
         if not wanted:
             continue
         strip = strips[side]

@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from companion.vision import loose  # noqa: E402
+from companion.vision import loose
 
 
 def make_data(first: int, count: int, out: Path) -> None:
@@ -148,14 +148,14 @@ if __name__ == "__main__":
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("data", help="render scenes and keep the model's inputs")
     d.add_argument("--seed", type=int, default=100_000, help="first scene seed")
-    d.add_argument("--count", type=int, default=3000, help="scenes to draw (about a third have loose tiles)")
+    d.add_argument("--count", type=int, default=6000, help="scenes to draw (about a third have loose tiles)")
     d.add_argument("--out", type=Path, required=True)
     t = sub.add_parser("train", help="train and export the model")
     t.add_argument("files", type=Path, nargs="+")
-    t.add_argument("--steps", type=int, default=4000)
-    t.add_argument("--batch", type=int, default=96)
+    t.add_argument("--steps", type=int, default=5000)
+    t.add_argument("--batch", type=int, default=128)
     t.add_argument("--lr", type=float, default=3e-3)
-    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--seed", type=int, default=2)
     t.add_argument("--out", type=Path, default=loose.MODEL_FILE)
     a = ap.parse_args()
     if a.cmd == "data":
