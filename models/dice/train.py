@@ -50,6 +50,9 @@ FACE_MIX = {"real": 0.4, "tray": 0.25, "table": 0.35}
 #: there is one, rather than around its labelled box: the reader crops around found boxes, and
 #: the detector's box of a cocked die hugs the top face more than the label's box does
 FOUND_SHARE = 0.5
+#: the faintest dice (`Pool.faint`: least unlike what they lie on, e.g. green dice on green felt):
+#: this share of them, and `--faint-share` of the face model's die samples drawn from them
+FAINT_QUANTILE = 0.15
 #: the face model's crops are turned so that the camera's foot lies below (`dice.face_crop`),
 #: give or take this many degrees (a foot estimated from the calibration is off a little)
 FOOT_JITTER = 8.0
@@ -107,6 +110,10 @@ class Pool:
                     self.found[(kind, index, i)] = box
             print(f"found boxes of dice: {len(self.found)}", file=sys.stderr)
         print(f"face-up tiles: {len(self.tiles)}", file=sys.stderr)
+        #: (kind, picture index, die index) of the faintest dice; `faint_share` of die samples come from them
+        self.faint = faintest(self.items, FAINT_QUANTILE)
+        self.faint_share = 0.0
+        print(f"faint dice: {len(self.faint)}", file=sys.stderr)
 
     def pick(self, rng: np.random.Generator, weights: dict[str, float]):
         """(kind, index, (image, dice, die_px)) of a picture drawn with the kinds' `weights`."""
@@ -273,6 +280,29 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
 # --- face reader ---------------------------------------------------------------------------------
 
 
+def faintest(items: dict[str, list], share: float) -> list[tuple[str, int, int]]:
+    """The `share` of all dice whose middle is least unlike the square around them (colour).
+
+    Numpy only: an OpenCV call here would start OpenCV's threads before the loader forks its
+    workers, whose own OpenCV calls then hang."""
+    scored = []
+    for kind, pictures in items.items():
+        for index, (lab, dice, _) in enumerate(pictures):
+            h, w = lab.shape[:2]
+            for i, d in enumerate(dice):
+                x1, y1, x2, y2 = d["box"]
+                cx, cy, r = (x1 + x2) / 2, (y1 + y2) / 2, max(x2 - x1, y2 - y1) / 2
+                inner = lab[int(max(0, cy - r / 2)):int(cy + r / 2) + 1, int(max(0, cx - r / 2)):int(cx + r / 2) + 1]
+                outer = lab[int(max(0, cy - 1.5 * r)):int(min(h, cy + 1.5 * r)), int(max(0, cx - 1.5 * r)):int(min(w, cx + 1.5 * r))]
+                if not inner.size or not outer.size:
+                    continue
+                ring = np.median(outer.reshape(-1, 3).astype(np.float32), axis=0)  # the square is mostly not die
+                mid = np.median(inner.reshape(-1, 3).astype(np.float32), axis=0)
+                scored.append((float(np.linalg.norm(mid - ring)), kind, index, i))
+    scored.sort()
+    return [(k, index, i) for _, k, index, i in scored[:int(len(scored) * share)]]
+
+
 def face_sample(pool: Pool, rng: np.random.Generator):
     kind, picked, (img, dice, _) = pool.pick(rng, pool.face_mix)
     where = (kind, picked)  # the picture the crop is cut from
@@ -301,7 +331,12 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     elif len(boxes) and rng.random() < 0.82:
         i = int(rng.integers(len(boxes)))
         cocked_ones = [j for j, d in enumerate(dice) if d["cocked"]]
-        if cocked_ones and rng.random() < 0.5:  # cocked dice are rare: show them more often (R18)
+        if pool.faint and rng.random() < pool.faint_share:  # a die hard to tell from what it lies on
+            kind, picked, i = pool.faint[int(rng.integers(len(pool.faint)))]
+            img, dice, _ = pool.items[kind][picked]
+            where = (kind, picked)
+            boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
+        elif cocked_ones and rng.random() < 0.5:  # cocked dice are rare: show them more often (R18)
             i = cocked_ones[int(rng.integers(len(cocked_ones)))]
         found = pool.found.get((kind, picked, i))
         if found is not None and rng.random() < pool.found_share:  # as the reader will crop it
@@ -524,10 +559,13 @@ if __name__ == "__main__":
                     help="face: the crop side in pixels, a multiple of 24 (more pixels per die cost more time)")
     ap.add_argument("--real-share", type=float, default=FACE_MIX["real"],
                     help="face: share of samples from the real photos (the rest split as in FACE_MIX)")
+    ap.add_argument("--faint-share", type=float, default=0.0,
+                    help="face: share of die samples drawn from the faintest dice (FAINT_QUANTILE of them)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     pool.tile_share = args.tile_share
+    pool.faint_share = args.faint_share
     pool.crop = args.crop
     rest = (1 - args.real_share) / (1 - FACE_MIX["real"])
     pool.face_mix = {k: args.real_share if k == "real" else v * rest for k, v in FACE_MIX.items()}
