@@ -172,22 +172,12 @@ class DiceReader:
     """The two models, loaded once; `read()` is thread-safe (onnxruntime sessions are)."""
 
     def __init__(self, model_dir: Path | str | None = None, threads: int | None = None) -> None:
-        import onnxruntime as ort
+        from companion.vision.onnx_options import open_model, session_options
 
         folder = Path(model_dir) if model_dir is not None else MODEL_DIR
-        from companion.vision.onnx_options import session_options
-
         opts = session_options(threads or min(2, os.cpu_count() or 1))
-        sessions = []
-        for name in (DETECTOR_FILE, FACE_FILE):
-            path = folder / name
-            if not path.is_file():
-                raise DiceModelError(f"dice model {path} is missing (train it with models/dice/train.py)")
-            try:
-                sessions.append(ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"]))
-            except Exception as e:  # onnxruntime raises its own types for a damaged file
-                raise DiceModelError(f"dice model {path} cannot be loaded: {e}") from e
-        self.detector, self.face = sessions
+        self.detector, self.face = (open_model(folder / name, "dice model", "models/dice/train.py", DiceModelError, opts)
+                                    for name in (DETECTOR_FILE, FACE_FILE))
         self.flips = 2 if READ_MIRRORED else 1
         self.scales = READ_SCALES
         self.mirror = DET_MIRROR

@@ -25,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.errors import CompanionError
+
 MODEL_FILE = Path(__file__).resolve().parent / "loose_weights" / "loose.onnx"
 #: a patch: pixels along the wall × across it; it spans `ALONG` stack pitches around the stack
 PATCH_COLS, PATCH_ROWS = 32, 48
@@ -39,7 +41,7 @@ SHIFT_UNIT_CM = 3.0
 log = logging.getLogger(__name__)
 
 
-class LooseModelError(RuntimeError):
+class LooseModelError(CompanionError, RuntimeError):
     """The loose-tile model file is missing or damaged."""
 
 
@@ -94,18 +96,11 @@ class LooseReader:
     """The model, loaded once: P(a tile lies on the stack) for a batch of inputs."""
 
     def __init__(self, path: Path | str | None = None) -> None:
-        import onnxruntime as ort
+        from companion.vision.onnx_options import open_model, session_options
 
-        from companion.vision.onnx_options import session_options
-
-        path = Path(path) if path is not None else MODEL_FILE
-        if not path.is_file():
-            raise LooseModelError(f"loose-tile model {path} is missing (train it with models/walls/train_loose.py)")
-        try:
-            self.session = ort.InferenceSession(str(path), session_options(min(2, os.cpu_count() or 1)),
-                                                providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime raises its own types for a damaged file
-            raise LooseModelError(f"loose-tile model {path} cannot be loaded: {e}") from e
+        self.session = open_model(Path(path) if path is not None else MODEL_FILE, "loose-tile model",
+                                  "models/walls/train_loose.py", LooseModelError,
+                                  session_options(min(2, os.cpu_count() or 1)))
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
         if not len(batch):

@@ -1,4 +1,4 @@
-"""The onnxruntime settings every model of the companion runs with (tiles, dice)."""
+"""The onnxruntime settings every model of the companion runs with (tiles, dice, loose tiles)."""
 
 from __future__ import annotations
 
@@ -19,3 +19,16 @@ def session_options(threads: int | None = None):
     opts.log_severity_level = 3
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return opts
+
+
+def open_model(path, what: str, trainer: str, error: type[Exception], opts=None):
+    """A CPU session for the model file `path`; `error` ("{what} {path} is missing (train it with
+    {trainer})" or "… cannot be loaded: why") where the file is missing or damaged."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise error(f"{what} {path} is missing (train it with {trainer})")
+    try:
+        return ort.InferenceSession(str(path), opts or session_options(), providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own types for a damaged file
+        raise error(f"{what} {path} cannot be loaded: {e}") from e
