@@ -22,8 +22,10 @@ def summary(state: GameState) -> str:
     if state.game_over:
         head = "game over"
     else:
+        # the counter is consecutive repeats, or riichi's honba (which draws raise too)
+        label = "honba" if state.variant.rotation.counter == "honba" else "repeat"
         head = (f"next: hand {state.hand}, {WIND_NAMES[state.prevalent]} round, "
-                f"East {state.east}" + (f" (repeat {state.rotation.counter})" if state.rotation.counter else ""))
+                f"East {state.east}" + (f" ({label} {state.rotation.counter})" if state.rotation.counter else ""))
     winds = " ".join(f"{p}={state.seat_wind(i)}" for i, p in enumerate(state.players))
     scores = " ".join(f"{p} {s:+d}" if s else f"{p} 0" for p, s in zip(state.players, state.scores))
     return f"{head}; seats {winds}; scores {scores}"

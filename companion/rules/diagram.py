@@ -64,9 +64,10 @@ def describe(brk: Break) -> str:
     name = WIND_NAMES
     dice = " and ".join("+".join(str(f) for f in t) for t in brk.throws)
     lines = [
-        f"Dice {dice}: {name[brk.chosen_wall]}'s wall is broken; count {brk.count} stacks from its right end"
+        f"Dice {dice}: {name[brk.chosen_wall]}'s wall is broken; count {brk.count} stacks from its {brk.count_from} end"
         if len(brk.throws) == 1
-        else f"Dice {dice}: {name[brk.chosen_wall]} breaks; count {brk.count} stacks",
+        else f"Dice {dice}: {name[brk.chosen_wall]} breaks; count {brk.count} stacks from the {brk.count_from} end"
+        f" of {name[brk.chosen_wall]}'s wall",
     ]
     where = f"{name[brk.wall]}'s stack {brk.stack}"
     if brk.style == "lift":

@@ -67,8 +67,10 @@ def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: li
     assert r.winner is not None and r.value is not None
     if r.value < 0:
         raise GameRuleError("a hand score cannot be negative")
-    won = r.value if spec.limit is None else min(r.value, spec.limit)
-    won *= spec.self_drawn_factor if r.discarder is None else 1
+    def scored(value: int) -> int:  # a house limit caps every hand, the losers' ones too
+        return value if spec.limit is None else min(value, spec.limit)
+
+    won = scored(r.value) * (spec.self_drawn_factor if r.discarder is None else 1)
     factor = lambda a, b: spec.east_factor if dealer in (a, b) else 1  # noqa: E731 - East pays and receives double
     losers = [p for p in range(4) if p != r.winner]
     for p in losers:
@@ -76,9 +78,7 @@ def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: li
     if spec.losers_settle:  # the losers pay each other the difference of their hand scores
         for i, a in enumerate(losers):
             for b in losers[i + 1 :]:
-                diff = r.hand_scores.get(a, 0) - r.hand_scores.get(b, 0)
-                if spec.limit is not None:
-                    diff = max(-spec.limit, min(spec.limit, diff))
+                diff = scored(r.hand_scores.get(a, 0)) - scored(r.hand_scores.get(b, 0))
                 _pay(deltas, b, a, diff * factor(a, b))
 
 

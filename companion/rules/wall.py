@@ -145,6 +145,8 @@ class Break:
     #: where the count ends: the lifted stack (R19) or the last stack before the split (riichi)
     at: Stack
     style: str
+    #: the end of the chosen wall the count starts from (R19: "right"; seed 003: "left")
+    count_from: str
     #: dead-wall stacks from the break outwards (R20)
     dead_wall: tuple[Stack, ...]
     loose: tuple[LooseTile, ...]
@@ -350,6 +352,7 @@ def break_wall(variant: Variant, throws: Sequence[Sequence[int]]) -> Break:
         count=count,
         at=sq.stack_at(at),
         style=variant.break_.style,
+        count_from=variant.break_.count_from,
         dead_wall=dead_stacks,
         loose=loose,
         deal_start=sq.stack_at(live_first),

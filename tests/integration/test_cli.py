@@ -73,6 +73,16 @@ def test_replay_text_prints_the_state_after_each_hand():
     assert len(lines) == 2 and "B wins" in lines[0]
 
 
+def test_replay_names_riichi_counter_honba_and_classical_repeats():
+    # riichi: a draw raises honba though the dealer changes; classical: East's repeats (R11)
+    r = companion("replay", "--variant", "riichi", "--players", "A,B,C,D", "-",
+                  input="draw ready=A riichi=A\nwin A from B 3han30fu\ndraw ready=B\n")
+    assert r.returncode == 0, r.stderr
+    assert "East B (honba 3)" in r.stdout.splitlines()[-1]
+    r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "-", input="win A\nwin A\n")
+    assert "East A (repeat 2)" in r.stdout.splitlines()[-1]
+
+
 def test_replay_bad_line_names_the_line():
     r = companion("replay", "--variant", "classical", "--players", "A,B,C,D", "-", input="win A\nwin Zed\n")
     assert r.returncode != 0

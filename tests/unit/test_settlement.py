@@ -34,6 +34,17 @@ def test_classical_limit_caps_the_hand():
     assert p.deltas[1] == 500 * 2 + 500 + 500
 
 
+def test_classical_limit_caps_each_losers_hand_before_they_settle():
+    # a loser's 1500 counts as the limit 1000: player 2 (200) pays player 1 800, not 1300
+    import msgspec
+
+    capped = msgspec.structs.replace(load_variant("classical").settlement, limit=1000)
+    p = settle(capped, HandResult(winner=0, discarder=1, value=500, hand_scores={1: 1500, 2: 200, 3: 0}), dealer=3)
+    # player 1: pays the winner 500, receives 800 from 2 and 2 × 1000 from East (3)
+    assert p.deltas[1] == -500 + 800 + 2000
+    assert sum(p.deltas) == 0
+
+
 def test_mcr_discarder_pays_8_plus_fan_others_8():
     p = settle(MCR, HandResult(winner=2, discarder=0, value=10), dealer=0)
     assert p.deltas == (-18, -8, 34, -8)

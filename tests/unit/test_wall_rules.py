@@ -213,3 +213,14 @@ def test_seed004_mcr_no_dead_wall_replacements_from_the_back_end():
 def test_impossible_dice_are_refused_with_a_reason(throws):
     with pytest.raises(DiceError):
         break_wall(CLASSICAL, throws)
+
+
+@pytest.mark.parametrize(("variant", "throws", "words"), [
+    (CLASSICAL, [(3, 4), (5, 6)], "count 18 stacks from the right end of West's wall"),  # R19
+    (GERMAN, [(4, 5), (6, 6)], "count 21 stacks from the left end of East's wall"),  # seed 003: "von links"
+    (RIICHI, [(1, 2)], "count 3 stacks from its right end"),
+])
+def test_the_break_in_words_names_the_end_the_count_starts_from(variant, throws, words):
+    from companion.rules.diagram import describe
+
+    assert words in describe(break_wall(variant, throws)).splitlines()[0]
