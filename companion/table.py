@@ -76,7 +76,8 @@ class Table:
     def record(self, event: Event, *, key: str | None = None) -> Recorded:
         """Append `event` to the current game if the game accepts it; GameRuleError/DiceError if not.
 
-        With a `key` seen before, nothing changes and the earlier record is returned.
+        With a `key` seen before, nothing changes and the earlier record is returned (a retry);
+        a key that came with another kind of event, or in an earlier game, is refused.
         """
         if isinstance(event, GameStarted):
             return self.start_game(event.variant, event.players)
@@ -86,6 +87,9 @@ class Table:
             if key is not None:
                 earlier = self.store.find_key(key)
                 if earlier is not None:
+                    if earlier.game != self._state.game or type(earlier.event) is not type(event):
+                        raise GameRuleError(f"the request key {key!r} was used for another request "
+                                            f"(event {earlier.id}); send a new key")
                     return earlier
             if isinstance(event, (Undone, Corrected)):
                 check_meta(self._records, event)
@@ -102,9 +106,11 @@ class Table:
 
     @staticmethod
     def _check_accepted(tried: GameState, trial: Recorded) -> None:
-        """Refuse an event the game set aside. (An undo or correction may set *later* events
-        aside; that is allowed, and they show in the state's `ignored` list.)"""
-        error = tried.rejections.get(trial.id)
+        """Refuse an event the game set aside; for a correction, the replacement event, which
+        is applied in the corrected event's place and under its id. (An undo or correction may
+        set *later* events aside; that is allowed, and they show in the state's `ignored` list.)"""
+        event = trial.event
+        error = tried.rejections.get(event.target if isinstance(event, Corrected) else trial.id)
         if error is not None:
             raise error
 

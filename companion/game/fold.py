@@ -176,6 +176,16 @@ def effective_events(records: Sequence[Recorded]) -> list[tuple[Recorded, GameEv
     An undo always comes after its target, so walking the log backwards settles every
     event's fate before the event itself is reached (an undo of an undo revives its target).
     """
+    cancelled, replaced = _resolve(records)
+    return [
+        (r, replaced.get(r.id, r.event))
+        for r in records
+        if r.id not in cancelled and not isinstance(r.event, (Undone, Corrected))
+    ]
+
+
+def _resolve(records: Sequence[Recorded]) -> tuple[set[int], dict[int, GameEvent]]:
+    """(ids of the events undone, the latest correction of each corrected event)."""
     cancelled: set[int] = set()
     replaced: dict[int, GameEvent] = {}
     for r in reversed(records):
@@ -185,19 +195,19 @@ def effective_events(records: Sequence[Recorded]) -> list[tuple[Recorded, GameEv
             cancelled.add(r.event.target)
         elif isinstance(r.event, Corrected):
             replaced.setdefault(r.event.target, r.event.event)  # the latest correction wins
-    return [
-        (r, replaced.get(r.id, r.event))
-        for r in records
-        if r.id not in cancelled and not isinstance(r.event, (Undone, Corrected))
-    ]
+    return cancelled, replaced
 
 
 def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
-    """An undo or correction must point at an earlier event of this game that can be changed."""
+    """An undo or correction must point at an earlier event of this game that can be changed
+    and that still counts (undoing twice would make an undo of the undo revive nothing)."""
     by_id = {r.id: r for r in records}
     target = by_id.get(event.target)
     if target is None:
         raise GameRuleError(f"event {event.target} is not part of this game")
+    if event.target in _resolve(records)[0]:
+        raise GameRuleError(f"event {event.target} is already undone"
+                            + ("; undo that undo first to correct it" if isinstance(event, Corrected) else ""))
     if isinstance(target.event, GameStarted):
         raise GameRuleError("the start of a game cannot be undone or corrected; start a new game instead")
     if isinstance(event, Corrected) and isinstance(target.event, (Undone, Corrected)):

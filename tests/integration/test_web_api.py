@@ -168,6 +168,39 @@ def test_names_change_only_before_the_first_hand(app):
     assert r.status_code == 409 and r.json["error"]["code"] == "game_under_way"
 
 
+def signed_out(phone) -> bool:
+    session = phone.get("/api/session").json
+    return session["role"] == "anonymous" and not session["can_write"] and session["player"] is None
+
+
+def test_a_refused_join_signs_nothing_in(app):
+    for body, status in [({"player": 9}, 400), ({"player": "Zed"}, 400), ({"player": 0, "name": "E"}, 400)]:
+        phone = Phone(app)
+        r = phone.post("/api/join", {"code": TABLE_CODE, **body})
+        assert r.status_code == status, body
+        assert signed_out(phone), body
+    phone = Phone(app)
+    token = phone.get("/api/session").json["csrf_token"]
+    r = phone.c.post("/join", data={"csrf_token": token, "code": TABLE_CODE, "role": "player", "player": "99"},
+                     environ_base={"REMOTE_ADDR": phone.address})
+    assert r.status_code == 400 and signed_out(phone)
+    assert events(app) == 1  # nothing renamed, no new game
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    assert host.post("/api/hands", {"result": "draw"}).status_code == 201
+    phone = Phone(app)
+    r = phone.join(player=0, name="Zed")  # too late to rename: no session, no seat, no new game
+    assert r.status_code == 409 and signed_out(phone) and events(app) == 2
+
+
+def test_a_refused_join_keeps_the_session_the_phone_had(app):
+    phone = Phone(app)
+    phone.join(player=1)
+    assert phone.join(code=HOST_CODE, role="host", player=7).status_code == 400
+    session = phone.get("/api/session").json
+    assert session["role"] == "player" and session["player"] == 1
+
+
 # --- results, undo, correct --------------------------------------------------------------------
 
 def test_record_win_undo_and_correct(app):
@@ -188,6 +221,19 @@ def test_record_win_undo_and_correct(app):
     r = phone.post("/api/undo", {})
     assert r.status_code == 201 and r.json["state"]["history"] == []
     assert phone.post("/api/undo", {"target": 999}).status_code == 409
+
+
+def test_a_refused_correction_or_a_second_undo_writes_nothing(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    won = phone.post("/api/hands", {"result": "win", "winner": "W", "from": "S", "value": 24}).json["record"]
+    before = phone.get("/api/events").json
+    r = phone.post(f"/api/events/{won['id']}/correct", {"result": "win", "winner": "W", "from": "W", "value": 24})
+    assert r.status_code == 409 and "own discard" in r.json["error"]["message"]
+    assert phone.get("/api/events").json == before
+    assert phone.post("/api/undo", {"target": won["id"]}).status_code == 201
+    r = phone.post("/api/undo", {"target": won["id"]})
+    assert r.status_code == 409 and "already undone" in r.json["error"]["message"]
 
 
 def test_idempotency_key_records_once(app):
@@ -287,6 +333,10 @@ def test_the_roll_button_presses_the_virtual_box_and_a_real_box_says_to_press_it
     ({"json": {"result": "win", "winner": 7}}, 400, "unknown_player"),
     ({"json": {"result": "win", "winner": 0, "from": 0}}, 409, "refused"),
     ({"json": {"result": "draw", "extra": 1}}, 400, "bad_request"),
+    ({"json": {"result": "win", "winner": 0, "hand_scores": {"1": 1_000_001}}}, 400, "bad_request"),
+    ({"json": {"result": "win", "winner": 0, "hand_scores": {"2": -10**15}}}, 400, "bad_request"),
+    ({"json": {"result": "win", "winner": 0, "hand_scores": {"Zed": 8}}}, 400, "unknown_player"),
+    ({"json": {"result": "win", "winner": 0, "hand_scores": {"1": 8, "S": 10}}}, 400, "bad_request"),
     ({"data": b'{"result": "draw", "pad": "' + b"x" * 70_000 + b'"}', "content_type": "application/json"}, 413, "too_large"),
 ])
 def test_bad_requests_get_clear_errors_and_change_nothing(app, kwargs, status, code):
@@ -306,6 +356,41 @@ def test_unknown_seat_at_join_is_refused(app):
     assert r.status_code == 400 and r.json["error"]["code"] == "unknown_player"
     r = phone.post("/api/seat", {"player": 9})
     assert r.status_code == 400
+
+
+@pytest.mark.parametrize("bad", ["1", "007", "٣", "S", "e", "ſ", "Ann\x00", "\u202eAnn", "Ann\u200b", "A\nB"])
+def test_names_that_look_like_seats_or_hide_characters_are_refused(app, bad):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    before = events(app)
+    r = host.post("/api/games", {"variant": "classical", "players": ["Ann", bad, "Cat", "Dan"]})
+    assert r.status_code == 400 and r.json["error"]["code"] == "bad_players" and r.json["error"]["message"]
+    r = host.post("/api/seat", {"player": 1, "name": bad})
+    assert r.status_code == 400 and r.json["error"]["code"] == "bad_name"
+    r = Phone(app).join(player=2, name=bad)
+    assert r.status_code == 400 and r.json["error"]["code"] == "bad_name"
+    assert events(app) == before
+
+
+def test_seat_numbers_are_ascii_digits_and_names_still_work(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    players = ["Ann", "Bob 2", "Émile", "小明"]
+    assert host.post("/api/games", {"variant": "classical", "players": players}).status_code == 201
+    assert host.post("/api/seat", {"player": "٣"}).json["error"]["code"] == "unknown_player"
+    assert host.post("/api/seat", {"player": " 3 "}).json["name"] == "小明"
+    r = host.post("/api/hands", {"result": "win", "winner": "1", "from": "émile", "value": 8})
+    assert r.status_code == 201 and (r.json["record"]["winner"], r.json["record"]["discarder"]) == (1, 2)
+    assert Phone(app).get("/wall.svg").status_code == 200
+
+
+def test_events_after_must_be_a_number(app):
+    phone = Phone(app)
+    assert len(phone.get("/api/events?after=-1").json) == events(app)
+    assert phone.get(f"/api/events?after={events(app)}").json == []
+    for bad in ["abc", "1.5", "", "٣"]:
+        r = phone.get(f"/api/events?after={bad}")
+        assert r.status_code == 400 and "after" in r.json["error"]["message"], bad
 
 
 def test_csrf_token_is_single_use_and_bound_to_the_session(app):

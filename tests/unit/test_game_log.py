@@ -65,6 +65,16 @@ def test_a_repeated_key_is_recorded_once(table):
     assert table.state.throws == [[3, 4]]
 
 
+def test_a_key_from_another_request_or_game_is_refused(table):
+    table.record(HandDrawn(), key="tap-1")
+    with pytest.raises(GameRuleError, match="another request"):
+        table.record(Undone(target=2), key="tap-1")
+    table.start_game(load_variant("classical"), ["Ann", "Bob", "Cat", "Dan"])
+    with pytest.raises(GameRuleError, match="another request"):
+        table.record(HandDrawn(), key="tap-1")
+    assert table.state.history == []
+
+
 def test_undo_of_a_past_result_rederives_everything_after_it(table):
     bob_wins = table.record(HandWon(winner=1, value=10))  # Bob wins: Ann loses East
     table.record(HandWon(winner=2, value=10))  # Cat wins: Bob loses East
@@ -109,6 +119,29 @@ def test_undo_and_correction_must_point_at_this_game(table):
     d = table.record(DiceThrown(faces=[1, 1]))
     with pytest.raises(GameRuleError, match="same kind"):
         table.record(Corrected(target=d.id, event=HandDrawn()))
+
+
+def test_a_correction_the_game_would_refuse_is_refused_and_changes_nothing(table):
+    dice = table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))
+    win = table.record(HandWon(winner=1, discarder=0, value=10))
+    before = (len(table.records()), table.state.to_json())
+    with pytest.raises(DiceError, match="1 to 6"):
+        table.correct(dice.id, DiceThrown(faces=[7, 1]))
+    with pytest.raises(GameRuleError, match="own discard"):
+        table.correct(win.id, HandWon(winner=1, discarder=1, value=10))
+    assert (len(table.records()), table.state.to_json()) == before
+
+
+def test_an_event_is_undone_once_and_an_undo_of_the_undo_revives_it(table):
+    win = table.record(HandWon(winner=1, value=10))
+    undo = table.undo(win.id)
+    with pytest.raises(GameRuleError, match="already undone"):
+        table.undo(win.id)
+    with pytest.raises(GameRuleError, match="already undone"):
+        table.correct(win.id, HandWon(winner=2, value=10))
+    table.undo(undo.id)
+    assert table.state.east == "Bob" and win.id in table.state.applied
 
 
 def test_nonsense_results_are_refused(table):
