@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from companion import __version__
 from companion.config import Settings
+from companion.storage import StorageError
 
 Level = Literal["ok", "warn", "fail", "off"]
 MARK = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "off": "off "}
@@ -224,6 +225,7 @@ def _integrity(db: Path, store=None) -> str:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
             result = con.execute("PRAGMA integrity_check").fetchone()[0]
+            con.execute("SELECT id FROM events LIMIT 0")  # an intact file of something else fails here
         finally:
             con.close()
     with _db_lock:
@@ -239,7 +241,7 @@ def check_database(settings: Settings, store=None) -> Check:
         return Check("game log", "ok", f"no game log yet at {db} (made at the first start)", details)
     try:
         result = _integrity(db, store)
-    except sqlite3.Error as e:
+    except (sqlite3.Error, StorageError) as e:
         return Check("game log", "fail", f"cannot read {db}: {e}"
                      + (" (try as the service user: sudo -u companion companion doctor)" if
                         "unable to open" in str(e) else ""), details)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -51,7 +53,11 @@ class EventStore:
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        for number, sql in _migrations():
+        known = _migrations()
+        if version > known[-1][0]:  # its events may hold what this version cannot read back
+            raise StorageError(f"the game log {self.path} is from a newer version of the companion "
+                               f"(schema {version}; this one knows up to {known[-1][0]}): update the companion")
+        for number, sql in known:
             if number > version:
                 try:  # one transaction per migration, the version bump included
                     self._db.executescript(f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version={number};\nCOMMIT;")
@@ -59,6 +65,16 @@ class EventStore:
                     if self._db.in_transaction:
                         self._db.execute("ROLLBACK")
                     raise
+        self._db.execute("SELECT id, game, at, type, payload, key FROM events LIMIT 0")  # a foreign file fails here
+
+    @contextmanager
+    def _locked(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """The connection under the lock; a damaged file becomes a StorageError that says so."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as e:
+                raise StorageError(f"cannot {doing} the game log {self.path}: {e}") from None
 
     def close(self) -> None:
         with self._lock:
@@ -80,7 +96,7 @@ class EventStore:
         at = datetime.now(timezone.utc)
         payload = encode(event).decode()
         type_ = type(event).__struct_config__.tag
-        with self._lock:
+        with self._locked("write to"):
             if key is not None:
                 row = self._db.execute("SELECT id, game, at, payload FROM events WHERE key = ?", (key,)).fetchone()
                 if row:
@@ -103,7 +119,8 @@ class EventStore:
                     )
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
         return Recorded(id=cur.lastrowid, game=game, at=at, event=event), True  # type: ignore[arg-type]
 
@@ -117,17 +134,17 @@ class EventStore:
         return Recorded(id=id_, game=game, at=datetime.fromisoformat(at), event=event)
 
     def find_key(self, key: str) -> Recorded | None:
-        with self._lock:
+        with self._locked("read"):
             row = self._db.execute("SELECT id, game, at, payload FROM events WHERE key = ?", (key,)).fetchone()
         return self._record(row) if row else None
 
     def latest_game(self) -> int | None:
-        with self._lock:
+        with self._locked("read"):
             row = self._db.execute("SELECT MAX(id) FROM events WHERE type = 'game_started'").fetchone()
         return row[0]
 
     def games(self) -> list[int]:
-        with self._lock:
+        with self._locked("read"):
             return [r[0] for r in self._db.execute("SELECT id FROM events WHERE type = 'game_started' ORDER BY id")]
 
     def events(self, game: int | None = None, *, after: int = 0, limit: int | None = None) -> list[Recorded]:
@@ -141,10 +158,10 @@ class EventStore:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        with self._lock:
+        with self._locked("read"):
             rows = self._db.execute(sql, args).fetchall()
         return [self._record(r) for r in rows]
 
     def integrity_check(self) -> str:
-        with self._lock:
+        with self._locked("check"):
             return self._db.execute("PRAGMA integrity_check").fetchone()[0]

@@ -68,6 +68,19 @@ def test_a_damaged_game_log_fails(tmp_path):
     assert check.level == "fail"
 
 
+def test_an_intact_database_of_something_else_fails(tmp_path):
+    import sqlite3
+
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
+    settings.data_path.mkdir(exist_ok=True)
+    con = sqlite3.connect(settings.db_path)
+    con.execute("CREATE TABLE notes (t TEXT)")
+    con.commit()
+    con.close()
+    check = check_database(settings)
+    assert check.level == "fail" and "no such table: events" in check.summary
+
+
 def test_an_intact_game_log_reports_its_sizes(tmp_path):
     settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
     EventStore(settings.db_path).close()

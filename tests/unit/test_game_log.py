@@ -6,7 +6,7 @@ from companion.errors import DiceError, GameRuleError
 from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Undone, WallBroken
 from companion.hub import Hub
 from companion.rules.variant import load_variant
-from companion.storage import EventStore
+from companion.storage import EventStore, StorageError
 from companion.table import Table
 
 
@@ -180,3 +180,44 @@ def test_subscribers_hear_every_accepted_event_and_nothing_else(table):
     with pytest.raises(DiceError):
         table.record(DiceThrown(faces=[9, 9]))
     assert heard == ["dice"]
+
+
+def _log_with_hands(path, hands=400):
+    with EventStore(path) as store:
+        t = Table(store, Hub())
+        t.start_game(load_variant("classical"), ["A", "B", "C", "D"])
+        for _ in range(hands):
+            t.record(HandDrawn())  # R11: East keeps the title on a draw, so the game goes on
+
+
+def test_a_damaged_page_in_the_log_is_a_storage_error_not_a_crash(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    _log_with_hands(path)
+    data = bytearray(path.read_bytes())
+    assert len(data) > 8 * 4096
+    data[5 * 4096:6 * 4096] = b"\x13" * 4096  # a page of events overwritten
+    path.write_bytes(bytes(data))
+    with pytest.raises(StorageError, match="cannot .* the game log .*malformed"):
+        with EventStore(path) as store:
+            Table(store, Hub())
+
+
+def test_a_database_of_something_else_or_of_a_newer_version_is_refused(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.sqlite3"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE notes (t TEXT)")
+    con.execute("PRAGMA user_version=1")
+    con.commit()
+    con.close()
+    with pytest.raises(StorageError, match="no such table: events"):
+        EventStore(other)
+    newer = tmp_path / "games.sqlite3"
+    _log_with_hands(newer, hands=1)
+    con = sqlite3.connect(newer)
+    con.execute("PRAGMA user_version=99")
+    con.commit()
+    con.close()
+    with pytest.raises(StorageError, match="newer version"):
+        EventStore(newer)
