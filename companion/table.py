@@ -28,6 +28,15 @@ def check_players(players: Sequence[str]) -> list[str]:
         raise GameRuleError(f"a table has 4 players, not {len(names)}")
     if any(not n or len(n) > 40 for n in names):
         raise GameRuleError("player names must be 1 to 40 characters")
+    # a player is also named by seat number or seat wind letter (`player_index`): a name that
+    # reads as one would stand for another player
+    winds = {w.casefold() for w in WINDS}
+    for n in names:
+        if n.isdigit() or n.upper() in WINDS or n.casefold() in winds:
+            raise GameRuleError(f"player name {n!r} reads as a seat number or a seat wind (E, S, W, N); "
+                                "choose another")
+        if not n.isprintable():  # control, format (e.g. right-to-left override), separators, unassigned
+            raise GameRuleError(f"player name {n!r} contains a control or invisible character")
     if len({n.casefold() for n in names}) != 4:
         raise GameRuleError("player names must differ")
     return names

@@ -83,6 +83,8 @@ class TableAccess:
             stored["secret_key"] = secrets.token_hex(32)
             changed = True
         self._stored = stored
+        #: counts table code changes: open streams compare it to notice cheaply that theirs may have ended
+        self.generation = 0
         if changed:
             self._write()
 
@@ -132,6 +134,7 @@ class TableAccess:
         with self._lock:
             self._stored["table_code"] = make_code(TABLE_CODE_LENGTH)
             self._write()
+            self.generation += 1
         return self.table_code
 
     def role_for(self, code: str) -> str | None:

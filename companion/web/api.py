@@ -30,6 +30,8 @@ from companion.web.joining import join, resolve_player, take_seat
 api = Blueprint("api", __name__)
 
 _VARIANT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+#: `?after=`: a whole number (negative: every event), ASCII digits only, short enough for int()
+_EVENT_ID = re.compile(r"-?[0-9]{1,18}")
 
 
 def session_json() -> dict:
@@ -55,7 +57,10 @@ def get_state():
 @api.get("/api/events")
 def get_events():
     require_read()
-    after = request.args.get("after", default=0, type=int)
+    raw = request.args.get("after", "")
+    if raw and not _EVENT_ID.fullmatch(raw):
+        raise WebError(400, "bad_request", _("after must be an event number"))
+    after = int(raw) if raw else 0
     return jsonify([r.to_json() for r in services().table.records() if r.id > after])
 
 
@@ -116,9 +121,20 @@ def hand_event(body: HandBody) -> HandWon | HandDrawn:
         winner=resolve_player(body.winner, "winner"),  # type: ignore[arg-type]
         discarder=resolve_player(body.from_, "from") if body.from_ is not None else None,
         value=body.value, fu=body.fu,
-        hand_scores={resolve_player(k, "hand_scores"): v for k, v in body.hand_scores.items()},
+        hand_scores=hand_scores(body.hand_scores),
         riichi=players(body.riichi, "riichi"),
     )
+
+
+def hand_scores(given: dict[str, int]) -> dict[int, int]:
+    """Hand scores by player index; one player named twice ("1" and "S") is refused, not half dropped."""
+    scores: dict[int, int] = {}
+    for ref, value in given.items():
+        player = resolve_player(ref, "hand_scores")
+        if player in scores:
+            raise WebError(400, "bad_request", _("hand_scores: player %(ref)s is named twice", ref=repr(ref)))
+        scores[player] = value
+    return scores
 
 
 @api.post("/api/hands")

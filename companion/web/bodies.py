@@ -21,6 +21,8 @@ PlayerRef = int | str
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 _KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+#: bound on a hand's value, fu and hand scores: far above any real hand, far below overflow
+SCORE_LIMIT = 1_000_000
 
 
 class Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -60,8 +62,11 @@ class HandBody(Body):
         if self.result == "draw" and (self.winner is not None or self.from_ is not None):
             raise ValueError("a draw has no winner")
         for v in (self.value, self.fu):
-            if v is not None and not -1_000_000 <= v <= 1_000_000:
-                raise ValueError("value and fu must be between -1000000 and 1000000")
+            if v is not None and not -SCORE_LIMIT <= v <= SCORE_LIMIT:
+                raise ValueError(f"value and fu must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
+        for k, v in self.hand_scores.items():
+            if not -SCORE_LIMIT <= v <= SCORE_LIMIT:
+                raise ValueError(f"hand_scores: {k!r}: a hand score must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
 
 
 class DiceBody(Body):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Callable
 from urllib.parse import urlsplit
 
 from flask import Flask, current_app, g, request, session
@@ -95,9 +96,12 @@ def claim_seat(player: int, name: str) -> None:
 
 
 def sign_out() -> None:
+    ended = session.get("sid")
     session.clear()
     g.pop("viewer", None)
     g.fresh_csrf = web().csrf.issue(session_id())
+    if ended and services().settings.server.require_code_for_reads:
+        web().broker.end_session(ended)  # its open streams may read no more
 
 
 def can_read(viewer: Viewer) -> bool:
@@ -113,6 +117,30 @@ def require_read() -> Viewer:
     if not can_read(viewer):
         raise WebError(401, "join_first", _("Join the table with its code to watch."))
     return viewer
+
+
+def read_right(viewer: Viewer) -> Callable[[], bool]:
+    """Whether `viewer`'s session may still read, for its event stream to ask long after the request.
+
+    Only a new table code takes the right away (leaving ends the streams in `sign_out`): between
+    code changes this is one integer comparison, so a stream can ask before every message.
+    """
+    if not services().settings.server.require_code_for_reads:
+        return lambda: True
+    access = web().access
+    role, with_code, epoch = viewer.role, bool(session.get("with_code")), session.get("epoch")
+    checked: int | None = None  # the code generation the epoch was last found valid in
+
+    def may_read() -> bool:
+        nonlocal checked
+        generation = access.generation  # read before the epoch: a change after it is seen next time
+        if generation != checked:
+            if _epoch(access, role, with_code) != epoch:
+                return False
+            checked = generation
+        return True
+
+    return may_read
 
 
 def require_write() -> Viewer:

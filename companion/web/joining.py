@@ -9,6 +9,7 @@ nothing but the game's start): the game is started again with the new names.
 
 from __future__ import annotations
 
+import re
 import threading
 
 from flask import request, session
@@ -22,13 +23,15 @@ from companion.web.errors import WebError
 from companion.web.guard import claim_seat, current_viewer, services, sign_in, web
 
 _rename_lock = threading.Lock()
+#: a seat number in a string ("2" from a form); not str.isdigit(), which takes "٣" and "²" too
+_SEAT_NUMBER = re.compile(r"[0-9]{1,9}")
 
 
 def resolve_player(ref: PlayerRef, what: str = "player") -> int:
     """A player index from an index, a name or a seat wind; 400 naming the players otherwise."""
     table = services().table
     try:
-        if isinstance(ref, str) and ref.strip().isdigit():
+        if isinstance(ref, str) and _SEAT_NUMBER.fullmatch(ref.strip()):
             ref = int(ref.strip())
         return table.player_index(ref)
     except GameRuleError:
@@ -58,7 +61,11 @@ def check_code(code: str) -> str:
 
 
 def join(body: JoinBody) -> Viewer:
-    """Join as a spectator (no code needed unless reads need it), a player or the host."""
+    """Join as a spectator (no code needed unless reads need it), a player or the host.
+
+    Everything that can refuse (the code, the seat, the name) is checked before the session
+    changes: a refused join leaves the phone as it was.
+    """
     settings = services().settings.server
     lang = session.get("lang")
     if body.role == "spectator":
@@ -70,32 +77,42 @@ def join(body: JoinBody) -> Viewer:
         role = check_code(body.code)
         if body.role == "host" and role != "host":
             raise WebError(403, "wrong_code", _("That is the table code, not the host code."))
-        sign_in(role)  # the host code also makes a player
+        if body.player is None:
+            sign_in(role)  # the host code also makes a player
+        else:
+            with _rename_lock:
+                seat = _seat(body.player, body.name)
+                sign_in(role)
+                claim_seat(*seat)
     if lang:
         session["lang"] = lang
-    if body.player is not None and body.role != "spectator":
-        take_seat(body.player, body.name)
     return current_viewer()
 
 
 def take_seat(ref: PlayerRef, name: str | None) -> int:
     """This phone belongs to player `ref`, optionally renaming them (only before the first hand)."""
+    with _rename_lock:
+        player, name = _seat(ref, name)
+        claim_seat(player, name)
+    return player
+
+
+def _seat(ref: PlayerRef, name: str | None) -> tuple[int, str]:
+    """The player `ref` and their name, after any rename; the caller holds `_rename_lock`."""
     table = services().table
     player = resolve_player(ref, "seat")
     name = name.strip() if name else None
-    with _rename_lock:
+    state = table.require_state()
+    if name and name != state.players[player]:
+        if len(table.records()) > 1:
+            raise WebError(409, "game_under_way",
+                           _("Names can be changed only before the first hand; start a new game to change them."))
+        players = list(state.players)
+        players[player] = name
+        try:
+            check_players(players)
+        except GameRuleError as e:
+            raise WebError(400, "bad_name", str(e)) from None
+        table.start_game(state.variant, players)
         state = table.require_state()
-        if name and name != state.players[player]:
-            if len(table.records()) > 1:
-                raise WebError(409, "game_under_way",
-                               _("Names can be changed only before the first hand; start a new game to change them."))
-            players = list(state.players)
-            players[player] = name
-            try:
-                check_players(players)
-            except GameRuleError as e:
-                raise WebError(400, "bad_name", str(e)) from None
-            table.start_game(state.variant, players)
-            state = table.require_state()
-        claim_seat(player, state.players[player])
-    return player
+    return player, state.players[player]

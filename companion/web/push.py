@@ -7,6 +7,7 @@ when the page opens a new EventSource itself) and gets what it missed from the h
 if the backlog no longer reaches back that far, or the phone fell behind, it gets the whole
 state again. Every "state" message carries the whole `GameState.to_json()`, so the latest one
 is all a phone needs: from the backlog only the latest state is replayed, with every warning.
+A stream ends as soon as its session may no longer read (it left, or its code was changed).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from flask_babel import gettext as _
 from companion.hub import Hub, Message
 from companion.table import Table
 from companion.web.errors import WebError
-from companion.web.guard import require_read, web
+from companion.web.guard import read_right, require_read, web
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,13 @@ def sse(event: str, data: Any, msg_id: int | None = None) -> bytes:
 
 
 class PushBroker:
-    """Holds the open streams; ends them all when the server stops."""
+    """Holds the open streams; ends them all when the server stops, and a session's when it signs out."""
 
     def __init__(self, hub: Hub, table: Table, max_streams: int) -> None:
         self.hub = hub
         self.table = table
         self.max_streams = max_streams
-        self._queues: set[queue.Queue] = set()
+        self._queues: dict[queue.Queue, str | None] = {}  # each stream's queue -> its session id
         self._lock = threading.Lock()
         self._closed = False
 
@@ -74,6 +75,13 @@ class PushBroker:
         with self._lock:
             self._closed = True
             queues = list(self._queues)
+        for q in queues:
+            _force_put(q, _CLOSE)
+
+    def end_session(self, sid: str) -> None:
+        """End the streams of session `sid` (it has signed out)."""
+        with self._lock:
+            queues = [q for q, owner in self._queues.items() if owner == sid]
         for q in queues:
             _force_put(q, _CLOSE)
 
@@ -98,8 +106,10 @@ class PushBroker:
         out = [sse(m.topic, m.data, m.id) for m in missed if m.topic != "state" or m.id == last_state]
         return out, max((m.id for m in missed), default=last_id)
 
-    def stream(self, last_id: int | None, gone: Callable[[], bool] = lambda: False) -> Iterator[bytes]:
-        """The event stream for one phone; `gone()` says whether the phone has hung up (the server knows)."""
+    def stream(self, last_id: int | None, gone: Callable[[], bool] = lambda: False, *,
+               may_read: Callable[[], bool] = lambda: True, sid: str | None = None) -> Iterator[bytes]:
+        """The event stream for one phone; `gone()` says whether the phone has hung up (the server knows),
+        `may_read()` whether its session may still read (asked before each message and each second)."""
         q: queue.Queue = queue.Queue(maxsize=QUEUE_SIZE)
 
         def deliver(msg: Message) -> None:
@@ -114,13 +124,13 @@ class PushBroker:
             if len(self._queues) >= self.max_streams:
                 raise WebError(503, "busy", _("Too many phones are connected; retrying shortly."),
                                headers={"Retry-After": "5"})
-            self._queues.add(q)
+            self._queues[q] = sid
         unsubscribe = self.hub.subscribe(deliver, set(TOPICS))
 
         def cleanup() -> None:
             unsubscribe()
             with self._lock:
-                self._queues.discard(q)
+                self._queues.pop(q, None)
 
         try:
             caught = self.catch_up(last_id) if last_id is not None else None
@@ -142,14 +152,15 @@ class PushBroker:
                     try:
                         item = q.get(timeout=CHECK_S)
                     except queue.Empty:
-                        if gone():  # the phone left: free this thread now, not at the next write
+                        # the phone left, or may no longer read: free this thread now, not at the next write
+                        if gone() or not may_read():
                             return
                         quiet += CHECK_S
                         if quiet >= KEEPALIVE_S:
                             quiet = 0.0
                             yield b"event: ping\ndata: {}\n\n"  # lets the page notice a dead link
                         continue
-                    if item is _CLOSE:
+                    if item is _CLOSE or not may_read():
                         return
                     if item is _RESYNC:
                         _drain(q)
@@ -215,9 +226,9 @@ def _last_id() -> int | None:
 
 @push.get("/api/stream")
 def stream():
-    require_read()
+    viewer = require_read()
     # waitress tells a running app that its client hung up (with channel_request_lookahead > 0)
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
-    gen = web().broker.stream(_last_id(), gone)
+    gen = web().broker.stream(_last_id(), gone, may_read=read_right(viewer), sid=viewer.sid)
     return Response(gen, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

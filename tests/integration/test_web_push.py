@@ -150,3 +150,58 @@ def test_a_phone_that_hangs_up_frees_its_stream_within_seconds(server):
     while broker.open_streams and time.monotonic() < deadline:
         time.sleep(0.05)
     assert broker.open_streams == 0  # long before the 15 s keep-alive would have found out
+
+
+def read_to_end(stream, timeout=5.0):
+    """Every event until the server ends `stream`; fails if it is still open after `timeout`."""
+    seen, ended = [], threading.Event()
+
+    def reader():
+        try:
+            for ev in stream:
+                seen.append(ev)
+        except Exception:  # noqa: BLE001 - closed under the reader by the test, not ended by the server
+            return
+        ended.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    assert ended.wait(timeout), f"still open after {timeout}s: {[(e.event, e.id) for e in seen]}"
+    return seen
+
+
+def test_a_stream_ends_when_its_session_may_no_longer_read(tmp_path):
+    """With reads behind the code, leaving or a new table code ends the session's open stream too."""
+    host_code = "HOSTCODE9"
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "server": {
+        "host": "127.0.0.1", "port": 0, "table_code": "", "host_code": host_code, "threads": 10,
+        "require_code_for_reads": True}})
+    services = build_services(settings)
+    web = add_dashboard(services)
+    services.start()
+    base = f"http://127.0.0.1:{web.port}"
+    phones = {who: DashboardClient(base) for who in ("host", "player", "leaver")}
+    streams = {}
+    try:
+        code = web.app.extensions["companion_web"].access.table_code
+        phones["host"].join(host_code, role="host")
+        phones["player"].join(code, player=1)
+        phones["leaver"].join(code, player=2)
+        streams = {who: phone.stream().open() for who, phone in phones.items()}
+        for s in streams.values():
+            read_until(s, lambda e: e.event == "state")
+
+        assert phones["leaver"].post("/api/leave").status == 200
+        phones["host"].post("/api/hands", {"result": "draw"})
+        assert not [e for e in read_to_end(streams["leaver"]) if e.event == "state"]
+        assert phones["leaver"].get("/api/state").status == 401
+
+        assert phones["host"].post("/api/table-code").status == 200
+        draw = phones["host"].post("/api/hands", {"result": "draw"}).data["record"]["id"]
+        assert all(e.data["event"]["id"] < draw for e in read_to_end(streams["player"]) if e.event == "state")
+        assert phones["player"].get("/api/state").status == 401
+        # the host's code did not change: its stream goes on
+        read_until(streams["host"], lambda e: e.event == "state" and e.data["event"]["id"] == draw)
+    finally:
+        for s in streams.values():
+            s.close()
+        services.stop()
