@@ -3,7 +3,8 @@
 Every setting has a sane default, so `companion run` needs no file at all. A config
 file holds only what differs; unknown keys are errors that name the key. The
 environment overrides the data directory and the port (COMPANION_DATA_DIR,
-COMPANION_PORT, COMPANION_HOST; COMPANION_CONFIG names the file).
+COMPANION_PORT, COMPANION_HOST; COMPANION_CONFIG names the file). Without --config or
+COMPANION_CONFIG the file is the user's own, else the appliance's /etc/companion/companion.toml.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from companion.validation import convert, deep_merge, read_toml
 
 APP_NAME = "mahjong-companion"
 CONFIG_FILE_NAME = "companion.toml"
+#: the appliance's configuration (deploy/install.sh puts it there): read when no other is given,
+#: so that `companion doctor` on the Pi checks the hardware the service uses, not simulated twins
+SYSTEM_CONFIG_FILE = Path("/etc/companion") / CONFIG_FILE_NAME
 
 
 class _Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -80,6 +84,8 @@ class DiceSettings(_Section):
     def __post_init__(self) -> None:
         if not self.url.strip():
             raise ValueError("url must be 'sim' or a serial port URL such as /dev/ttyACM0")
+        if self.url.strip().lower() == "sim":  # as camera.source: "Sim" is the sim, not a port named Sim
+            self.url = "sim"
         if not 0.1 <= self.ping_interval <= 60 or not 0.1 <= self.reconnect_max <= 300:
             raise ValueError("ping_interval must be 0.1-60 s and reconnect_max 0.1-300 s")
         if not 0 <= self.sim_roll_ms <= 10_000:
@@ -283,8 +289,9 @@ def load_settings(
     data: dict[str, Any] = {}
     origin = "defaults"
     path = Path(config_file) if config_file else (Path(env["COMPANION_CONFIG"]) if env.get("COMPANION_CONFIG") else None)
-    if path is None and default_config_file().is_file():
-        path = default_config_file()
+    for fallback in (default_config_file(), SYSTEM_CONFIG_FILE):  # the user's own first
+        if path is None and fallback.is_file():
+            path = fallback
     if path is not None:
         data = read_config_file(path)
         origin = str(path)

@@ -18,6 +18,14 @@ def test_a_serial_url_from_the_config_file(tmp_path):
     assert (dice.url, dice.ping_interval) == ("socket://dicebox.local:7000", 1.5)
 
 
+def test_sim_is_the_virtual_box_in_any_case(tmp_path):
+    """As camera.source: "Sim" must not become a serial port named Sim."""
+    cfg = tmp_path / "companion.toml"
+    cfg.write_text('[dice]\nurl = " Sim "\n')
+    assert load_settings(cfg, env={}).dice.url == "sim"
+    assert load_settings(env={}, overrides={"dice": {"url": "SIM"}}).dice.url == "sim"
+
+
 @pytest.mark.parametrize("dice, message", [
     ({"url": " "}, "url must be 'sim' or a serial port URL"),
     ({"ping_interval": 0}, "ping_interval must be"),
