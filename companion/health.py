@@ -118,12 +118,18 @@ def probe_camera(settings: Settings, timeout: float = 5.0) -> Check:
 def dice_from_status(status: dict[str, Any] | None, url: str) -> Check:
     if status is None:
         return Check("dice", "warn", "the dice link is not running in this companion", {"url": url})
+    where = f"{status.get('kind', 'serial')} dice box on {status.get('url', url)}"
     if status.get("connected"):
         heard = status.get("last_heard")
-        return Check("dice", "ok", f"{status.get('kind', 'serial')} dice box on {status.get('url', url)}"
-                                   + (f", last heard {heard}" if heard else ", not heard from yet"), dict(status))
+        # an open port proves nothing: only answers do (a box just connected gets the link's grace)
+        if not status.get("responding") and not status.get("just_connected"):
+            return Check("dice", "warn", f"{where}: the port opens but the box does not answer "
+                                         "(wrong device, or the box is hung)"
+                                         + (f"; last heard {heard}" if heard else ""), dict(status))
+        return Check("dice", "ok", where + (f", last heard {heard}" if heard else ", not heard from yet"),
+                     dict(status))
     return Check("dice", "fail", f"dice box not connected on {status.get('url', url)}: "
-                                 f"{status.get('error') or 'no answer'}", dict(status))
+                                 f"{status.get('last_error') or 'no answer'}", dict(status))
 
 
 def probe_dice(settings: Settings, timeout: float = 1.0) -> Check:

@@ -1,10 +1,13 @@
 """The reader and the virtual dice box (real firmware logic) over a pty, TCP and a port object."""
 
+import logging
+import os
 import time
 
 import pytest
 
 from companion.game.events import DiceThrown
+from companion.health import dice_from_status
 from companion.hardware.dice.link import DiceLink
 from companion.hardware.dice.sim import Faults, PtyTransport, TcpTransport, VirtualDiceBox, VirtualPort
 from companion.hub import Hub
@@ -113,6 +116,68 @@ def test_a_roll_made_while_the_cable_is_out_arrives_after_reconnecting(table, tm
     finally:
         link.stop()
         box.stop()
+
+
+def test_a_box_that_cannot_be_opened_is_logged_once_per_failure_not_per_retry(table, caplog):
+    tries = {"n": 0}
+
+    def opener():
+        tries["n"] += 1
+        raise OSError(2, "No such file or directory") if tries["n"] < 5 else OSError(13, "Permission denied")
+
+    link = DiceLink("/dev/ttyACM7", table, opener=opener, reconnect_max=0.1)
+    with caplog.at_level(logging.WARNING, logger="companion.hardware.dice.link"):
+        link.start()
+        try:
+            wait_for(lambda: tries["n"] >= 8, what="retries")
+        finally:
+            link.stop()
+    said = [r.getMessage() for r in caplog.records if "not available" in r.getMessage()]
+    assert said == [
+        "dice box not available: cannot open /dev/ttyACM7: [Errno 2] No such file or directory (retrying)",
+        "dice box not available: cannot open /dev/ttyACM7: [Errno 13] Permission denied (retrying)",
+    ]
+
+
+def test_a_reconnect_clears_the_error_of_the_failed_opens(table):
+    box = VirtualDiceBox(seed=3, roll_ms=ROLL_MS)
+    tries = {"n": 0}
+
+    def opener():  # the box is plugged in on the third try
+        tries["n"] += 1
+        if tries["n"] < 3:
+            raise OSError("no such device")
+        return VirtualPort(box)
+
+    box.start()
+    link = DiceLink("virtual://", table, opener=opener)
+    link.start()
+    try:
+        wait_for(lambda: link.status["firmware"] is not None, what="the box's HELLO")
+        s = table.hub.status["dice"]
+        assert s["connected"] and s["last_error"] is None
+    finally:
+        link.stop()
+        box.stop()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pty")
+def test_a_port_that_opens_but_never_answers_is_a_warning_after_the_links_grace(table):
+    master, slave = os.openpty()  # a terminal with nothing behind it: a wrong device, or a hung box
+    link = DiceLink(os.ttyname(slave), table, ping_interval=0.5)
+    link.start()
+    try:
+        wait_for(lambda: link.status["connected"], what="the port to open")
+        check = dice_from_status(table.hub.status["dice"], link.url)
+        assert check.level == "ok" and "not heard from yet" in check.summary  # just connected: its grace
+        wait_for(lambda: dice_from_status(table.hub.status["dice"], link.url).level == "warn",
+                 what="the silent box to be a warning")
+        assert "the port opens but the box does not answer" in dice_from_status(table.hub.status["dice"],
+                                                                                 link.url).summary
+    finally:
+        link.stop()
+        os.close(master)
+        os.close(slave)
 
 
 def test_many_rolls_over_a_faulty_line_are_each_recorded_exactly_once(table, tmp_path):

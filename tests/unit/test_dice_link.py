@@ -181,6 +181,13 @@ def test_a_cocked_report_without_faces_asks_for_the_whole_throw_again(table, war
     assert sorted(w["die"] for w in warnings if w["code"] == "rethrow") == [0, 1]
 
 
+def test_a_cocked_report_naming_a_die_the_box_does_not_have_is_a_bad_field(table, warnings):
+    link = DiceLink("loop://", table)
+    reply = link.process(frame("HELLO", "2.0", "b1", 2) + frame("COCKED", "b1", 1, 5))
+    assert reply == b"" and link.status["errors"]["bad_field"] == 1  # not acknowledged, not thrown
+    assert dice_events(table) == [] and not [w for w in warnings if w["code"] == "rethrow"]
+
+
 def test_no_ack_when_the_log_cannot_be_written_so_the_box_resends(table, monkeypatch):
     link = DiceLink("loop://", table)
     real_append = table.store.append

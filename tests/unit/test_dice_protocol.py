@@ -78,6 +78,14 @@ def test_bad_lines_are_refused_with_the_counter_they_belong_to(line, code):
     assert e.value.code == code
 
 
+def test_a_cocked_die_without_faces_is_checked_against_the_boxs_number_of_dice():
+    line = frame("COCKED", "ab", 1, 2)  # die index 2 (0-based) of a 2-dice box: out of range
+    with pytest.raises(ProtocolError, match="die index 2 of 2 dice") as e:
+        parse(line, n_dice=2)
+    assert e.value.code == "bad_field"
+    assert parse(line, n_dice=3) == Cocked("ab", 1, 2, None)
+
+
 @pytest.mark.parametrize("field", ["cost $5", "a*b", "tab\there", "caf\u00e9"])
 def test_fields_cannot_carry_the_reserved_or_non_ascii_characters(field):
     with pytest.raises(ValueError):

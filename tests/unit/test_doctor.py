@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from companion.cli import main
 from companion.config import load_settings
 from companion.health import (
+    HealthReport,
     camera_from_status,
     check_database,
     check_models,
@@ -98,6 +99,22 @@ def test_live_statuses_are_explained():
     assert dice_from_status({"connected": False, "url": "/dev/ttyACM0"}, "/dev/ttyACM0").level == "fail"
     assert dice_from_status(None, "sim").level == "warn"
     assert gpio_from_status({"connected": False, "error": "BadPinFactory: no pins"}).level == "fail"
+
+
+def test_a_dice_box_that_opens_but_does_not_answer_is_a_warning():
+    box = {"kind": "serial", "url": "/dev/ttyUSB0", "connected": True}
+    silent = dice_from_status(box | {"responding": False, "just_connected": False}, "/dev/ttyUSB0")
+    assert silent.level == "warn" and "the port opens but the box does not answer" in silent.summary
+    assert "All is well." not in HealthReport([silent], "service").text()
+    # just connected, not heard from yet: within the link's grace it is not called silent
+    assert dice_from_status(box | {"responding": False, "just_connected": True}, "/dev/ttyUSB0").level == "ok"
+    assert dice_from_status(box | {"responding": True, "last_heard": "t"}, "/dev/ttyUSB0").level == "ok"
+
+
+def test_a_dice_box_that_cannot_be_opened_says_why():
+    check = dice_from_status({"connected": False, "url": "/dev/ttyACM7",
+                              "last_error": "cannot open /dev/ttyACM7: No such file or directory"}, "/dev/ttyACM7")
+    assert check.level == "fail" and check.summary.endswith("cannot open /dev/ttyACM7: No such file or directory")
 
 
 def test_doctor_reads_a_running_companion(tmp_path, scenes, monkeypatch):

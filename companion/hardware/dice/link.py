@@ -61,6 +61,9 @@ class DiceLink(Worker):
     RECONNECT_MIN = 0.1
     #: how often link status is republished when only `last_heard` changed
     STATUS_EVERY = 5.0
+    #: unanswered pings after which the box counts as not answering; a box that has just
+    #: connected gets as long to say its first word before it is called silent
+    SILENT_PINGS = 3
 
     def __init__(
         self,
@@ -96,6 +99,7 @@ class DiceLink(Worker):
         self.responding = False
         self.last_heard: str | None = None
         self._heard_at = 0.0
+        self._connected_at = 0.0
         self.firmware: str | None = None
         self.boot_id: str | None = None
         self.n_dice: int | None = None
@@ -125,6 +129,9 @@ class DiceLink(Worker):
                 "url": self.url,
                 "connected": self.connected,
                 "responding": self.responding,
+                # not heard from yet, but still within its grace: the doctor does not call it silent yet
+                "just_connected": self.connected and self._heard_at < self._connected_at
+                and time.monotonic() - self._connected_at <= self._silent_after,
                 "last_heard": self.last_heard,
                 "firmware": self.firmware,
                 "boot_id": self.boot_id,
@@ -149,7 +156,7 @@ class DiceLink(Worker):
                 changed = True
                 continue
             try:
-                msg = parse(item)
+                msg = parse(item, n_dice=self._n_dice())
             except ProtocolError as e:
                 self._bad(e)
                 changed = True
@@ -160,7 +167,7 @@ class DiceLink(Worker):
             replies += reply
             changed |= important
         if data:
-            self._heard()
+            changed |= self._heard()
         self._publish(force=changed)
         return b"".join(replies)
 
@@ -175,8 +182,7 @@ class DiceLink(Worker):
                 return self._throw(boot_id, seq, list(faces), []), True
             case Cocked(boot_id, seq, die, faces):
                 if faces is None:  # which faces the other dice show is unknown: the whole throw is repeated
-                    state = self.table.state
-                    n = self.n_dice or (state.variant.dice.dice if state else 2)
+                    n = self._n_dice()
                     return self._throw(boot_id, seq, [0] * n, list(range(n))), True
                 return self._throw(boot_id, seq, list(faces), [die]), True
             case Rolling():
@@ -201,6 +207,11 @@ class DiceLink(Worker):
                     self.errors["unexpected"] += 1
                 return [], True
         return [], False
+
+    def _n_dice(self) -> int:
+        """The box's number of dice (its HELLO), else the game's."""
+        state = self.table.state
+        return self.n_dice or (state.variant.dice.dice if state else 2)
 
     def _throw(self, boot_id: str, seq: int, faces: list[int], cocked: list[int]) -> list[bytes]:
         key = f"dice:{boot_id}:{seq}"
@@ -233,11 +244,17 @@ class DiceLink(Worker):
         return ack
 
     # --- status ----------------------------------------------------------------------------------
-    def _heard(self) -> None:
+    @property
+    def _silent_after(self) -> float:
+        return self.SILENT_PINGS * self.ping_interval
+
+    def _heard(self) -> bool:
+        """Note the box spoke; True when it had not been answering (worth publishing at once)."""
         with self._lock:
             self._heard_at = time.monotonic()
             self.last_heard = _now_iso()
-            self.responding = True
+            was, self.responding = self.responding, True
+        return not was
 
     def _publish(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -251,6 +268,9 @@ class DiceLink(Worker):
             self.connected = connected
             if not connected:
                 self.responding = self.rolling = False
+            elif not was:
+                self._connected_at = time.monotonic()
+                self.last_error = None  # the port opens again: an earlier failure is history
             if reason:
                 self.last_error = reason
             if connected and not was:
@@ -267,7 +287,10 @@ class DiceLink(Worker):
             try:
                 port = self._opener()
             except (serial.SerialException, OSError, ValueError) as e:
-                self._set_connected(False, f"cannot open {self.url}: {e}")
+                reason = f"cannot open {self.url}: {e}"
+                if reason != self.last_error:  # once per distinct failure, not once per retry
+                    log.warning("dice box not available: %s (retrying)", reason)
+                self._set_connected(False, reason)
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.reconnect_max)  # back off while the box is away
                 continue
@@ -305,7 +328,8 @@ class DiceLink(Worker):
             if now >= next_ping:
                 port.write(encode(Ping()))
                 next_ping = now + self.ping_interval
-                silent = now - self._heard_at > 3 * self.ping_interval
+                # a box that just connected counts from its connection, not from an older answer
+                silent = now - max(self._heard_at, self._connected_at) > self._silent_after
                 if silent and self.responding:
                     with self._lock:
                         self.responding = False

@@ -177,7 +177,7 @@ def _faces(values: list[str], *, cocked: int | None = None) -> tuple[int, ...]:
     return faces
 
 
-def _fields(kind: str, f: list[str]) -> Message:
+def _fields(kind: str, f: list[str], n_dice: int | None = None) -> Message:
     n = len(f)
     if kind == "HELLO" and n == 0:
         return HelloQuery()
@@ -197,8 +197,9 @@ def _fields(kind: str, f: list[str]) -> Message:
         if die >= MAX_DICE:
             raise ProtocolError("bad_field", f"die index {die}")
         faces = _faces(f[3:], cocked=die) if n > 3 else None
-        if faces is not None and die >= len(faces):
-            raise ProtocolError("bad_field", f"die index {die} of {len(faces)} dice")
+        dice = len(faces) if faces is not None else n_dice or MAX_DICE  # without faces: the box's count
+        if die >= dice:
+            raise ProtocolError("bad_field", f"die index {die} of {dice} dice")
         return Cocked(_boot_id(f[0]), _number(f[1], "seq"), die, faces)
     if kind == "ERR" and n >= 1:
         return Err(f[0], ",".join(f[1:]))
@@ -216,8 +217,11 @@ def _fields(kind: str, f: list[str]) -> Message:
 _KINDS = {"HELLO", "ROLLING", "ROLL", "COCKED", "ERR", "ACK", "PING", "PONG"}
 
 
-def parse(line: bytes) -> Message:
-    """One line (with or without `\\r\\n`) → message; ProtocolError (with its counter code) if not valid."""
+def parse(line: bytes, n_dice: int | None = None) -> Message:
+    """One line (with or without `\\r\\n`) → message; ProtocolError (with its counter code) if not valid.
+
+    `n_dice`, where the caller knows the box's number of dice, checks the die index of a
+    `COCKED` without faces (one with faces is checked against them)."""
     if len(line) > MAX_LINE:
         raise ProtocolError("too_long", f"line of {len(line)} bytes (at most {MAX_LINE})", line[:MAX_LINE])
     text = line.rstrip(b"\r\n")
@@ -234,7 +238,7 @@ def parse(line: bytes) -> Message:
         raise ProtocolError("bad_checksum", f"checksum {given.decode()} does not match {checksum(body):02X}", line)
     kind, *fields = body.decode("ascii").split(",")
     try:
-        return _fields(kind, fields)
+        return _fields(kind, fields, n_dice)
     except ProtocolError as e:
         e.line = line
         raise
