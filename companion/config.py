@@ -278,20 +278,31 @@ def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
+def config_path(config_file: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path | None:
+    """The configuration file in use: the one named (--config, then COMPANION_CONFIG), else the
+    user's own, else the appliance's; None when there is none (all defaults)."""
+    env = os.environ if env is None else env
+    if config_file:
+        return Path(config_file)
+    if env.get("COMPANION_CONFIG"):
+        return Path(env["COMPANION_CONFIG"])
+    return next((f for f in (default_config_file(), SYSTEM_CONFIG_FILE) if f.is_file()), None)
+
+
 def load_settings(
     config_file: str | Path | None = None,
     *,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    no_file: bool = False,
 ) -> Settings:
-    """Build the settings. `overrides` (from command-line options) win over everything."""
+    """Build the settings. `overrides` (from command-line options) win over everything;
+    `no_file`: read no configuration file at all (`config check` passes a file's sound keys as
+    overrides)."""
     env = os.environ if env is None else env
     data: dict[str, Any] = {}
     origin = "defaults"
-    path = Path(config_file) if config_file else (Path(env["COMPANION_CONFIG"]) if env.get("COMPANION_CONFIG") else None)
-    for fallback in (default_config_file(), SYSTEM_CONFIG_FILE):  # the user's own first
-        if path is None and fallback.is_file():
-            path = fallback
+    path = None if no_file else config_path(config_file, env)
     if path is not None:
         data = read_config_file(path)
         origin = str(path)

@@ -10,7 +10,7 @@ import click
 import msgspec
 
 from companion.cli.common import fail
-from companion.config import Settings, default_config_file, load_settings, read_config_file
+from companion.config import Settings, config_path, load_settings, read_config_file
 from companion.errors import CompanionError
 from companion.validation import explain, without_none
 
@@ -89,14 +89,6 @@ def advice(settings: Settings) -> tuple[list[str], list[str]]:
     return errors, notes
 
 
-def _config_path(file: Path | None) -> Path | None:
-    if file is not None:
-        return file
-    if os.environ.get("COMPANION_CONFIG"):
-        return Path(os.environ["COMPANION_CONFIG"])
-    return default_config_file() if default_config_file().is_file() else None
-
-
 @click.group("config")
 def config() -> None:
     """Check or show the configuration file (TOML)."""
@@ -105,8 +97,9 @@ def config() -> None:
 @config.command("check")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path), required=False)
 def check(file: Path | None) -> None:
-    """Explain every problem in FILE (default: $COMPANION_CONFIG or the user's companion.toml)."""
-    path = _config_path(file)
+    """Explain every problem in FILE (default: $COMPANION_CONFIG, else the user's companion.toml,
+    else the appliance's /etc/companion/companion.toml)."""
+    path = config_path(file)
     origin = str(path) if path else "defaults (no config file)"
     found: list[str] = []
     cleaned: dict[str, Any] = {}
@@ -118,8 +111,7 @@ def check(file: Path | None) -> None:
         found, cleaned = problems(data)
     notes: list[str] = []
     try:  # what is left once the faulty keys are set aside, over the environment and the defaults
-        settings = load_settings(None, env={k: v for k, v in os.environ.items() if k != "COMPANION_CONFIG"},
-                                 overrides=cleaned)
+        settings = load_settings(overrides=cleaned, no_file=True)
     except CompanionError as e:  # the environment (COMPANION_PORT …) can be wrong too
         found.append(str(e))
     else:
