@@ -34,6 +34,10 @@ def table():
     return t
 
 
+def warnings(table, code):
+    return [m.data for m in table.hub.since(0) if m.topic == "warning" and m.data["code"] == code]
+
+
 def rolls(table):
     return [r.event for r in table.records() if isinstance(r.event, DiceThrown)]
 
@@ -174,6 +178,11 @@ def test_a_port_that_opens_but_never_answers_is_a_warning_after_the_links_grace(
                  what="the silent box to be a warning")
         assert "the port opens but the box does not answer" in dice_from_status(table.hub.status["dice"],
                                                                                  link.url).summary
+        # the phones are told too, once, and not again at every unanswered ping
+        wait_for(lambda: warnings(table, "dice_link"), what="the phones' warning")
+        time.sleep(4 * link.ping_interval)
+        said = warnings(table, "dice_link")
+        assert len(said) == 1 and said[0]["message"].startswith("The dice box does not answer on ")
     finally:
         link.stop()
         os.close(master)

@@ -318,6 +318,7 @@ class DiceLink(Worker):
     def _serve(self, port) -> None:
         port.write(encode(HelloQuery()))  # the box said HELLO at its boot; ask again
         next_ping = time.monotonic() + self.ping_interval
+        said_silent = False
         while not self._stop.is_set():
             data = port.read(port.in_waiting or 1)
             if data:
@@ -330,8 +331,15 @@ class DiceLink(Worker):
                 next_ping = now + self.ping_interval
                 # a box that just connected counts from its connection, not from an older answer
                 silent = now - max(self._heard_at, self._connected_at) > self._silent_after
-                if silent and self.responding:
+                # said once per silence: when an answering box falls silent, and when a box that
+                # has just been connected never says a word (a wrong device, a hung box)
+                if silent and (self.responding or not said_silent):
                     with self._lock:
                         self.responding = False
-                    self.hub.warn("dice_link", "The dice box does not answer", url=self.url)
+                    said_silent = True
+                    self.hub.warn("dice_link", "The dice box does not answer"
+                                  + ("" if self.last_heard else f" on {self.url} (is it the dice box?)"),
+                                  url=self.url)
+                elif not silent:
+                    said_silent = False
                 self._publish(force=silent)
