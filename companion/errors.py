@@ -25,5 +25,9 @@ class GameRuleError(CompanionError, ValueError):
     """An event that the game cannot accept now (e.g. a result after the game is over)."""
 
 
+class NothingToUndo(GameRuleError):
+    """An undo of "the latest event" when no event of the game counts any more."""
+
+
 class ImageError(CompanionError, ValueError):
     """An image that cannot be read or decoded."""

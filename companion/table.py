@@ -11,7 +11,7 @@ import threading
 from datetime import datetime, timezone
 from typing import Sequence
 
-from companion.errors import GameRuleError
+from companion.errors import GameRuleError, NothingToUndo
 from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone
 from companion.game.fold import GameState, check_meta, fold
 from companion.hub import Hub
@@ -123,14 +123,14 @@ class Table:
         if error is not None:
             raise error
 
-    def undo(self, target: int | None = None) -> Recorded:
-        """Undo `target`, or the latest event that still counts."""
+    def undo(self, target: int | None = None, *, key: str | None = None) -> Recorded:
+        """Undo `target`, or the latest event that still counts (NothingToUndo when none does)."""
         if target is None:
             state = self.require_state()
             if not state.applied:
-                raise GameRuleError("nothing to undo")
+                raise NothingToUndo("nothing to undo")
             target = state.applied[-1]
-        return self.record(Undone(target=target))
+        return self.record(Undone(target=target), key=key)
 
     def correct(self, target: int, event: Event) -> Recorded:
         return self.record(Corrected(target=target, event=event))  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request, send_from_directory, session
 from flask_babel import gettext as _
 
-from companion.errors import CompanionError, GameRuleError
+from companion.errors import CompanionError, GameRuleError, NothingToUndo
 from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
@@ -195,14 +195,10 @@ def post_undo():
     """Undo an event by id, or the latest event that still counts."""
     require_write()
     body = read_json(UndoBody)
-    table = services().table
-    target = body.target
-    if target is None:
-        state = table.require_state()
-        if not state.applied:
-            raise WebError(409, "refused", _("There is nothing to undo."))
-        target = state.applied[-1]
-    return written(table.record(Undone(target=target), key=idempotency_key()))
+    try:
+        return written(services().table.undo(body.target, key=idempotency_key()))
+    except NothingToUndo:
+        raise WebError(409, "refused", _("There is nothing to undo.")) from None
 
 
 @api.post("/api/events/<int:event_id>/correct")

@@ -479,3 +479,17 @@ def test_openapi_documents_every_api_route(app):
             for m in rule.methods - {"HEAD", "OPTIONS"}:
                 routes.add((path.replace("{event_id}", "{id}"), m.lower()))
     assert routes == documented
+
+
+def test_undo_of_the_latest_event_says_when_there_is_none_and_a_retried_tap_undoes_once(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    r = phone.post("/api/undo", {})
+    assert r.status_code == 409 and r.json["error"]["message"] == "There is nothing to undo."
+    phone.post("/api/hands", {"result": "draw"})
+    phone.post("/api/hands", {"result": "draw"})
+    key = {"Idempotency-Key": "undo-tap-42424242"}
+    first = phone.post("/api/undo", {}, headers=key)
+    again = phone.post("/api/undo", {}, headers=key)  # the phone did not hear the answer and sent it again
+    assert first.status_code == 201 and again.json["record"]["id"] == first.json["record"]["id"]
+    assert len(again.json["state"]["history"]) == 1  # one draw undone, not both
