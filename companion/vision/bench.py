@@ -46,6 +46,10 @@ def score(obs: dict, truth: dict) -> dict[str, tuple[int, int]]:
         got = sorted((d["face"] if not d["cocked"] else 0, d["cocked"]) for d in obs["dice"])
         want = sorted((d["face"] if not d["cocked"] else 0, d["cocked"]) for d in truth["dice"])
         out["dice"] = (int(got == want), 1)
+        read, needless = dice_read(obs["dice"], truth["dice"])
+        out["dice_read"] = (int(read), 1)
+        if any(not d["cocked"] for d in truth["dice"]):
+            out["no_needless_rethrow"] = (int(not needless), 1)
         if any(d["cocked"] for d in truth["dice"]):
             out["cocked_flagged"] = (int(sum(d["cocked"] for d in obs["dice"]) == sum(d["cocked"] for d in truth["dice"])), 1)
     else:
@@ -58,6 +62,34 @@ def score(obs: dict, truth: dict) -> dict[str, tuple[int, int]]:
         else:
             out[measure] = (int(seen == truth[key]), 1)
     return out
+
+
+def _centre(box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def dice_read(found: list[dict], truth: list[dict]) -> tuple[bool, bool]:
+    """(every die found with its face right and every cocked die flagged, a flat die flagged cocked).
+
+    The first is the "dice" measure without its one demand on flat dice: not to be flagged
+    cocked. That mistake costs the players a needless re-throw of one die (R18), while a wrong
+    face or a cocked die let through moves the break, so the bench counts the two apart. Each
+    true die is paired with the nearest die found (dice lie at least a die apart)."""
+    if len(found) != len(truth):
+        return False, False
+    left = list(range(len(found)))
+    right, needless = True, False
+    for t in truth:
+        tx, ty = _centre(t["box"])
+        i = min(left, key=lambda k: (_centre(found[k]["box"])[0] - tx) ** 2 + (_centre(found[k]["box"])[1] - ty) ** 2)
+        left.remove(i)
+        d = found[i]
+        if t["cocked"]:
+            right &= d["cocked"]  # its face does not count: it is thrown again
+        else:
+            right &= d["face"] == t["face"]
+            needless |= d["cocked"]
+    return right, needless
 
 
 def score_tiles(found: list[dict], truth: list[dict]) -> dict[str, tuple[int, int]]:
@@ -78,12 +110,14 @@ def score_tiles(found: list[dict], truth: list[dict]) -> dict[str, tuple[int, in
     return {"tiles_found": (hits, len(true)), "tiles_boxes": (hits, len(pred)), "tiles_named": (named, len(true))}
 
 
-MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose", "dice", "cocked_flagged",
+MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose", "dice", "dice_read", "no_needless_rethrow",
+            "cocked_flagged",
             "no_false_dice", "east_marker", "east_marker_hidden", "wind", "wind_hidden",
             "tiles_found", "tiles_boxes", "tiles_named"]
 NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_break": "no break seen before it",
          "corner_split": "split at a corner: none seen", "live_tiles": "live tiles (break right)",
          "loose": "loose tiles (lift style)", "dice": "dice faces (+cocked flag)",
+         "dice_read": "  faces right, cocked flagged", "no_needless_rethrow": "  no flat die flagged cocked",
          "cocked_flagged": "cocked die flagged", "no_false_dice": "no dice seen when none",
          "east_marker": "East marker seat", "east_marker_hidden": "  under a hand: right/none",
          "wind": "wind disc", "wind_hidden": "  under a hand: right/none",
@@ -151,7 +185,8 @@ def scenes(count, seed, levels, with_tiles, teach_first, as_json):
         for i in range(per):
             sc = random_scene(seed + i, level)
             image, pixels = render(sc)
-            t = {**sc.truth, "hidden": pixels["hidden"]}
+            # the dice as drawn, with their boxes in the frame (`dice_read` pairs them by place)
+            t = {**sc.truth, "dice": pixels["dice"], "hidden": pixels["hidden"]}
             settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
             c0, t0 = time.process_time(), time.perf_counter()
             obs = analyse(image, settings, with_tiles=False)

@@ -48,6 +48,29 @@ def test_live_tiles_count_only_when_the_break_is_right():
     assert s["break"] == (0, 1) and "live_tiles" not in s
 
 
+def die(face, x, cocked=False):
+    return {"face": face, "box": [x, 10, x + 15, 25], "cocked": cocked}
+
+
+def test_a_flat_die_flagged_cocked_misses_the_strict_dice_measure_but_not_the_faces():
+    t = truth(dice=[die(3, 100), die(5, 200, cocked=True)])
+    right = score(obs(dice=[die(5, 198, cocked=True), die(3, 101)]), t)  # found in another order
+    assert right["dice"] == right["dice_read"] == right["no_needless_rethrow"] == right["cocked_flagged"] == (1, 1)
+    needless = score(obs(dice=[die(3, 100, cocked=True), die(2, 200, cocked=True)]), t)
+    assert needless["dice"] == (0, 1) and needless["dice_read"] == (1, 1) and needless["no_needless_rethrow"] == (0, 1)
+
+
+def test_a_wrong_face_a_cocked_die_let_through_or_a_die_missed_is_a_dice_read_mistake():
+    t = truth(dice=[die(3, 100), die(5, 200, cocked=True)])
+    for found in ([die(4, 100), die(5, 200, cocked=True)],   # a wrong face
+                  [die(3, 100), die(5, 200)],                # the cocked die not flagged
+                  [die(3, 100)],                             # a die missed
+                  [die(3, 100), die(5, 200, cocked=True), die(1, 300)]):  # a die where there is none
+        s = score(obs(dice=found), t)
+        assert s["dice"] == (0, 1) and s["dice_read"] == (0, 1), found
+    assert "no_needless_rethrow" not in score(obs(dice=[die(2, 0, cocked=True)]), truth(dice=[die(2, 0, cocked=True)]))
+
+
 def test_face_up_tiles_count_a_box_once_and_a_name_only_on_the_right_tile():
     from companion.vision.bench import score_tiles
 
