@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from companion.errors import GameRuleError, NothingToUndo
-from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone
+from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone, encode
 from companion.game.fold import GameState, check_meta, fold
 from companion.hub import Hub
 from companion.rules.seats import WINDS
@@ -86,7 +86,8 @@ class Table:
         """Append `event` to the current game if the game accepts it; GameRuleError/DiceError if not.
 
         With a `key` seen before, nothing changes and the earlier record is returned (a retry);
-        a key that came with another kind of event, or in an earlier game, is refused.
+        a key that came with another event (other dice, another result), or in an earlier game,
+        is refused: the request it stands for is not the one recorded.
         """
         if isinstance(event, GameStarted):
             return self.start_game(event.variant, event.players)
@@ -96,7 +97,7 @@ class Table:
             if key is not None:
                 earlier = self.store.find_key(key)
                 if earlier is not None:
-                    if earlier.game != self._state.game or type(earlier.event) is not type(event):
+                    if earlier.game != self._state.game or encode(earlier.event) != encode(event):
                         raise GameRuleError(f"the request key {key!r} was used for another request "
                                             f"(event {earlier.id}); send a new key")
                     return earlier
@@ -126,6 +127,10 @@ class Table:
     def undo(self, target: int | None = None, *, key: str | None = None) -> Recorded:
         """Undo `target`, or the latest event that still counts (NothingToUndo when none does)."""
         if target is None:
+            earlier = self.store.find_key(key) if key is not None else None
+            if earlier is not None and isinstance(earlier.event, Undone):
+                target = earlier.event.target  # a retry: "the latest" was that one when it first came
+        if target is None:
             state = self.require_state()
             if not state.applied:
                 raise NothingToUndo("nothing to undo")
@@ -135,14 +140,25 @@ class Table:
     def correct(self, target: int, event: Event) -> Recorded:
         return self.record(Corrected(target=target, event=event))  # type: ignore[arg-type]
 
-    def assign_roll(self, roll: int) -> Recorded:
+    def assign_roll(self, roll: int, *, key: str | None = None) -> Recorded:
         """Count the unassigned roll `roll` (an event id) as the throw due now; discard one with undo(roll)."""
-        return self.record(DiceAssigned(roll=roll))
+        return self.record(DiceAssigned(roll=roll), key=key)
+
+    def knows_key(self, key: str) -> bool:
+        """Whether a request with this key has been recorded (a retry is answered by `record`)."""
+        return self.store.find_key(key) is not None
 
     # --- helpers for interfaces --------------------------------------------------------------
-    def player_index(self, ref: str | int) -> int:
-        """A player by index, name (any case) or current seat wind letter."""
+    def player_index(self, ref: str | int, *, before: int | None = None) -> int:
+        """A player by index, name (any case) or seat wind letter: the seat they have now, or with
+        `before` (an event id) the one they had just before that event (a correction of an old hand
+        names its players by that hand's winds)."""
         state = self.require_state()
+        if before is not None and isinstance(ref, str) and ref.upper() in WINDS:
+            records = self.records()
+            at = next((i for i, r in enumerate(records) if r.id == before), 0)
+            if at > 0:  # (the game's start has no seats before it)
+                state = fold(records[:at])
         if isinstance(ref, int):
             if 0 <= ref < 4:
                 return ref

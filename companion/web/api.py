@@ -113,24 +113,27 @@ def post_seat():
 
 # --- the game --------------------------------------------------------------------------------------
 
-def hand_event(body: HandBody) -> HandWon | HandDrawn:
-    players = lambda refs, what: sorted({resolve_player(r, what) for r in refs})  # noqa: E731
+def hand_event(body: HandBody, *, before: int | None = None) -> HandWon | HandDrawn:
+    """The event for a hand's result; seat winds name the players as seated now, or for a
+    correction (`before` = the corrected event) as seated in that hand."""
+    one = lambda ref, what: resolve_player(ref, what, before=before)  # noqa: E731
+    players = lambda refs, what: sorted({one(r, what) for r in refs})  # noqa: E731
     if body.result == "draw":
         return HandDrawn(ready=players(body.ready, "ready"), riichi=players(body.riichi, "riichi"))
     return HandWon(
-        winner=resolve_player(body.winner, "winner"),  # type: ignore[arg-type]
-        discarder=resolve_player(body.from_, "from") if body.from_ is not None else None,
+        winner=one(body.winner, "winner"),
+        discarder=one(body.from_, "from") if body.from_ is not None else None,
         value=body.value, fu=body.fu,
-        hand_scores=hand_scores(body.hand_scores),
+        hand_scores=hand_scores(body.hand_scores, before=before),
         riichi=players(body.riichi, "riichi"),
     )
 
 
-def hand_scores(given: dict[str, int]) -> dict[int, int]:
+def hand_scores(given: dict[str, int], *, before: int | None = None) -> dict[int, int]:
     """Hand scores by player index; one player named twice ("1" and "S") is refused, not half dropped."""
     scores: dict[int, int] = {}
     for ref, value in given.items():
-        player = resolve_player(ref, "hand_scores")
+        player = resolve_player(ref, "hand_scores", before=before)
         if player in scores:
             raise WebError(400, "bad_request", _("hand_scores: player %(ref)s is named twice", ref=repr(ref)))
         scores[player] = value
@@ -174,20 +177,28 @@ def post_roll():
 def post_discard_roll(event_id: int):
     """Discard a roll that came when no throw was expected (an undo of that roll)."""
     require_write()
-    state = services().table.require_state()
-    if not any(r["event"] == event_id for r in state.unassigned):
-        raise WebError(404, "not_found", _("Event %(id)d is not an unassigned roll.", id=event_id))
-    return written(services().table.record(Undone(target=event_id), key=idempotency_key()))
+    key = idempotency_key()
+    _unassigned_roll(event_id, key)
+    return written(services().table.record(Undone(target=event_id), key=key))
 
 
 @api.post("/api/rolls/<int:event_id>/assign")
 def post_assign_roll(event_id: int):
     """Count a roll that came when no throw was expected as the throw the game expects now."""
     require_write()
-    state = services().table.require_state()
-    if not any(r["event"] == event_id for r in state.unassigned):
-        raise WebError(404, "not_found", _("Event %(id)d is not an unassigned roll.", id=event_id))
-    return written(services().table.assign_roll(event_id))
+    key = idempotency_key()
+    _unassigned_roll(event_id, key)
+    return written(services().table.assign_roll(event_id, key=key))
+
+
+def _unassigned_roll(event_id: int, key: str | None) -> None:
+    """404 unless `event_id` is a roll waiting to be assigned or discarded; a retried request
+    (its key already recorded) goes on, so that the record answers it as the first time."""
+    table = services().table
+    state = table.require_state()
+    if any(r["event"] == event_id for r in state.unassigned) or (key is not None and table.knows_key(key)):
+        return
+    raise WebError(404, "not_found", _("Event %(id)d is not an unassigned roll.", id=event_id))
 
 
 @api.post("/api/undo")
@@ -210,7 +221,7 @@ def post_correct(event_id: int):
     if target is None:
         raise WebError(404, "not_found", _("Event %(id)d is not part of this game.", id=event_id))
     if isinstance(target.event, (HandWon, HandDrawn)):
-        event = hand_event(read_json(HandBody))
+        event = hand_event(read_json(HandBody), before=event_id)
     elif isinstance(target.event, DiceThrown):
         body = read_json(DiceBody)
         event = DiceThrown(faces=body.faces, cocked=body.cocked, source="phone")
@@ -221,13 +232,16 @@ def post_correct(event_id: int):
 
 # --- the host ----------------------------------------------------------------------------------
 
+def _house_names() -> set[str]:
+    """The club's own variants (house rules in the variant folders), by the names a request may use."""
+    return {p.stem for d in services().settings.variant_dirs if d.is_dir()
+            for p in d.glob("*.toml") if _VARIANT_NAME.fullmatch(p.stem)}
+
+
 def list_variants() -> list[dict]:
     dirs = services().settings.variant_dirs
     names = set(builtin_names())
-    house = set()
-    for d in dirs:
-        if d.is_dir():
-            house |= {p.stem for p in d.glob("*.toml") if _VARIANT_NAME.fullmatch(p.stem)}
+    house = _house_names()
     out = []
     for name in sorted(names | house):
         entry = {"name": name, "house_rules": name in house}
@@ -244,6 +258,10 @@ def start_new_game(variant_name: str, players: list[str]) -> Recorded:
     # a name only: never a path from a request (house rules live in <data_dir>/variants)
     if not _VARIANT_NAME.fullmatch(variant_name):
         raise WebError(400, "bad_variant", _("Choose a variant by name."))
+    known = sorted(set(builtin_names()) | _house_names())
+    if variant_name not in known:
+        raise WebError(422, "bad_variant", _("Unknown variant %(name)s; known: %(known)s.", name=variant_name,
+                                             known=", ".join(known)))
     variant = load_variant(variant_name, services().settings.variant_dirs)
     try:
         names = check_players(players)

@@ -90,17 +90,20 @@ class NewGameBody(Body):
 
 
 def read_json(type_: type[T]) -> T:
-    """The request's JSON body as `type_`; 415 if it is not JSON, 400 naming the bad field."""
-    if request.mimetype != "application/json":
-        raise WebError(415, "unsupported_media_type", _("Send the request body as JSON (Content-Type: application/json)."))
+    """The request's JSON body as `type_`; 415 if it is not JSON, 400 naming the bad field.
+
+    No body at all stands for `{}` whatever its Content-Type (an undo of the latest event needs
+    nothing more than the request itself)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         raw = b"{}"
+    elif request.mimetype != "application/json":
+        raise WebError(415, "unsupported_media_type", _("Send the request body as JSON (Content-Type: application/json)."))
     try:
         return msgspec.json.decode(raw, type=type_)
     except msgspec.ValidationError as e:
         raise WebError(400, "bad_request", explain(e, type_)) from None
-    except msgspec.DecodeError as e:
+    except (msgspec.DecodeError, UnicodeDecodeError) as e:  # JSON is UTF-8: other bytes are malformed too
         raise WebError(400, "malformed_json", _("The request body is not valid JSON: %(error)s", error=str(e))) from None
 
 

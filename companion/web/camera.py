@@ -16,10 +16,13 @@ import time
 from typing import Any
 
 import cv2
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app
+from flask_babel import gettext as _
 
 from companion.hardware.camera import overlay
 from companion.hub import Message
+from companion.web.errors import WebError
+from companion.web.guard import read_right, require_read
 
 camera_view = Blueprint("camera", __name__)
 
@@ -121,15 +124,18 @@ def _subscribe_early(state) -> None:
 
 @camera_view.get("/camera/snapshot.jpg")
 def snapshot():
-    data, _ = live_view().jpeg(timeout=1.0)
+    require_read()  # the camera sees every tile on the table: a reader's right, as the game state is
+    data, _seq = live_view().jpeg(timeout=1.0)
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @camera_view.get("/camera/stream.mjpg")
 def stream():
+    may_read = read_right(require_read())
     view = live_view()
     if not view.try_enter():
-        return jsonify(error=f"the live view already has {view.settings.max_viewers} viewers; try again later"), 503
+        raise WebError(503, "too_many_viewers", _("The live view already has %(n)d viewers; try again later.",
+                                                   n=view.settings.max_viewers))
     interval = 1.0 / view.settings.view_fps
 
     def frames():
@@ -142,7 +148,7 @@ def stream():
                 yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(data)).encode()
                        + b"\r\n\r\n" + data + b"\r\n")
                 camera = view.camera
-                if camera is None or not camera.running:
+                if camera is None or not camera.running or not may_read():  # unplugged, or the code changed
                     return
                 rest = interval - (time.monotonic() - started)
                 if rest > 0:

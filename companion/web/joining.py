@@ -27,13 +27,14 @@ _rename_lock = threading.Lock()
 _SEAT_NUMBER = re.compile(r"[0-9]{1,9}")
 
 
-def resolve_player(ref: PlayerRef, what: str = "player") -> int:
-    """A player index from an index, a name or a seat wind; 400 naming the players otherwise."""
+def resolve_player(ref: PlayerRef, what: str = "player", *, before: int | None = None) -> int:
+    """A player index from an index, a name or a seat wind (as seated just before event `before`,
+    else now); 400 naming the players otherwise."""
     table = services().table
     try:
         if isinstance(ref, str) and _SEAT_NUMBER.fullmatch(ref.strip()):
             ref = int(ref.strip())
-        return table.player_index(ref)
+        return table.player_index(ref, before=before)
     except GameRuleError:
         players = ", ".join(table.require_state().players)
         raise WebError(400, "unknown_player", _("%(what)s: there is no player %(ref)s at this table (players: %(players)s)",

@@ -46,12 +46,15 @@ def page(template: str, **context):
     """Render a page with what every page needs: the viewer, the state, a CSRF token, the words for the script."""
     viewer = current_viewer()
     state = services().table.state
+    readable = can_read(viewer)
     status = context.pop("status", 200)
     context.setdefault("page_name", template.removesuffix(".html"))
     context.setdefault("viewer_wind", "E")
     body = render_template(
-        template, viewer=viewer, state=state, state_json=state.to_json() if state else None,
-        csrf=csrf_token(), strings=client_strings(), can_read=can_read(viewer),
+        # the state for the script only to a session that may read it (scores and history are
+        # the table's own where reads need the code; the join page still names the seats)
+        template, viewer=viewer, state=state, state_json=state.to_json() if state and readable else None,
+        csrf=csrf_token(), strings=client_strings(), can_read=readable,
         show_code=shows_code(viewer), **context)
     return body, status
 
@@ -85,8 +88,8 @@ def join_form():
     try:
         join(JoinBody(role=form.get("role", "player"), code=form.get("code", ""),  # type: ignore[arg-type]
                                player=player, name=form.get("name") or None))
-    except WebError as e:
-        return page("join.html", error=e.message, status=e.status, form=form)
+    except WebError as e:  # its headers too: a 429 says when to try again (Retry-After)
+        return *page("join.html", error=e.message, status=e.status, form=form), e.headers
     except (CompanionError, ValueError) as e:
         return page("join.html", error=str(e), status=400, form=form)
     # after joining, nothing secret is in the address: the page is plain /seat
@@ -175,6 +178,8 @@ def history():
 @views.get("/settings")
 def settings_page():
     viewer = current_viewer()
+    if not can_read(viewer):
+        return redirect(url_for("views.join_page"))
     from companion.web.api import list_variants
     return page("settings.html", variants=list_variants() if viewer.is_host else [],
                 table_code=web().access.table_code if shows_code(viewer) else None,

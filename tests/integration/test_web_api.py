@@ -92,6 +92,9 @@ def test_wrong_codes_are_rate_limited_per_address(app):
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     assert r.json["error"]["code"] == "too_many_attempts"
     assert Phone(app, "192.0.2.21").join().status_code == 200  # another address is not punished
+    form = phone.c.post("/join", data={"code": TABLE_CODE, "csrf_token": phone.get("/api/session").json["csrf_token"]},
+                        environ_base={"REMOTE_ADDR": phone.address})
+    assert form.status_code == 429 and int(form.headers["Retry-After"]) > 0  # the join page's form says so too
 
 
 def test_spectator_can_watch_but_not_write(app):
@@ -113,9 +116,17 @@ def test_reads_can_require_the_code(tmp_path):
         assert anon.get("/api/stream").status_code == 401
         assert anon.get("/seat").status_code == 302
         assert anon.join(code="", role="spectator").status_code == 403
+        # no page carries the game to a session without the code, nor does the camera show the table
+        services.table.start_game(services.table.state.variant, ["Ann", "Bob", "Cyd", "Dan"])
+        join_page = anon.get("/join").get_data(as_text=True)
+        assert 'id="initial-state">null<' in join_page and "Ann" in join_page  # the seats are named to pick one
+        assert anon.get("/settings").status_code == 302
+        assert anon.get("/camera/snapshot.jpg").status_code == 401
+        assert anon.get("/camera/stream.mjpg").status_code == 401
         spectator = Phone(app)
         assert spectator.join(code=TABLE_CODE, role="spectator").status_code == 200
         assert spectator.get("/api/state").status_code == 200
+        assert '"players": ["Ann", "Bob", "Cyd", "Dan"]' in spectator.get("/join").get_data(as_text=True)
     finally:
         services.stop()
 
@@ -131,6 +142,10 @@ def test_host_only_actions(app):
     assert r.json["state"]["players"] == ["Ann", "Bob", "Cat", "Dan"]
     # a path instead of a name is never loaded from a request
     assert host.post("/api/games", {**body, "variant": "../../etc/passwd"}).status_code == 400
+    r = host.post("/api/games", {**body, "variant": "nope"})  # a name it does not know: the names it does
+    assert r.status_code == 422 and r.json["error"]["code"] == "bad_variant"
+    assert "known: " in r.json["error"]["message"] and "riichi" in r.json["error"]["message"]
+    assert ".toml" not in r.json["error"]["message"]  # a request cannot give a path, so it is not offered
 
 
 def test_new_table_code_when_not_configured(tmp_path):
@@ -327,6 +342,7 @@ def test_the_roll_button_presses_the_virtual_box_and_a_real_box_says_to_press_it
 
 @pytest.mark.parametrize("kwargs, status, code", [
     ({"data": b"{not json", "content_type": "application/json"}, 400, "malformed_json"),
+    ({"data": b'{"result": "\xff"}', "content_type": "application/json"}, 400, "malformed_json"),  # not UTF-8
     ({"data": b"result=draw", "content_type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"),
     ({"json": {"result": "maybe"}}, 400, "bad_request"),
     ({"json": {"result": "win"}}, 400, "bad_request"),
@@ -481,6 +497,26 @@ def test_openapi_documents_every_api_route(app):
     assert routes == documented
 
 
+def test_openapi_names_every_error_code_and_record_type_the_server_sends(app):
+    import re
+
+    import msgspec
+
+    from companion.game import events as ev
+    from companion.web import errors
+
+    spec = yaml.safe_load((Path(app.root_path) / "static" / "openapi.yaml").read_text())
+    listed = set(re.findall(r"[a-z_]+", spec["components"]["schemas"]["Error"]["properties"]["error"]
+                                               ["properties"]["code"]["description"]))
+    web = Path(errors.__file__).parent
+    sent = {m for f in web.glob("*.py") for m in re.findall(r'WebError\(\s*\d+,\s*"([a-z_]+)"', f.read_text())}
+    sent |= {code for _, _, code in errors.GAME_ERRORS} | {"too_large", "not_found", "method_not_allowed",
+                                                           "bad_request", "server_error"}
+    assert sent - listed == set()
+    tags = {msgspec.inspect.type_info(t).tag for t in ev.Event.__subclasses__()}
+    assert set(spec["components"]["schemas"]["Record"]["properties"]["type"]["enum"]) == tags
+
+
 def test_undo_of_the_latest_event_says_when_there_is_none_and_a_retried_tap_undoes_once(app):
     phone = Phone(app)
     phone.join(player=0)
@@ -493,3 +529,62 @@ def test_undo_of_the_latest_event_says_when_there_is_none_and_a_retried_tap_undo
     again = phone.post("/api/undo", {}, headers=key)  # the phone did not hear the answer and sent it again
     assert first.status_code == 201 and again.json["record"]["id"] == first.json["record"]["id"]
     assert len(again.json["state"]["history"]) == 1  # one draw undone, not both
+
+
+def test_a_request_key_stands_for_one_request_and_a_retry_is_answered_as_the_first_time(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    key = {"Idempotency-Key": "dice-tap-0001"}
+    first = phone.post("/api/dice", {"faces": [5, 2]}, headers=key)
+    assert first.status_code == 201
+    other = phone.post("/api/dice", {"faces": [2, 2]}, headers=key)  # the same key, other dice
+    assert other.status_code == 409 and "another request" in other.json["error"]["message"]
+    assert phone.post("/api/dice", {"faces": [5, 2]}, headers=key).json["record"]["id"] == first.json["record"]["id"]
+
+
+def test_a_retried_assign_of_a_stray_roll_gets_the_same_record_not_a_404(tmp_path):
+    from companion.hardware.dice.rolls import record_roll
+
+    app, services = make_app(tmp_path)
+    try:
+        table = services.table
+        phone = Phone(app)
+        phone.join(player=0)
+        phone.post("/api/dice", {"faces": [3, 4]})
+        phone.post("/api/dice", {"faces": [5, 6]})  # classical: both throws in, the break is known
+        record_roll(table, [2, 2], source="serial", boot_id="b1", seq=1, key="dice:b1:1")  # no throw due
+        assert len(table.state.unassigned) == 1
+        phone.post("/api/hands", {"result": "draw"})  # a throw is due again: the stray roll may count
+        key = {"Idempotency-Key": "assign-tap-0001"}
+        roll = table.state.unassigned[0]["event"]
+        first = phone.post(f"/api/rolls/{roll}/assign", headers=key)
+        again = phone.post(f"/api/rolls/{roll}/assign", headers=key)
+        assert first.status_code == 201 and again.json["record"]["id"] == first.json["record"]["id"]
+        assert phone.post(f"/api/rolls/{roll}/assign").status_code == 404  # without the key: it is no stray now
+    finally:
+        services.stop()
+
+
+def test_undo_needs_no_body_at_all(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    phone.post("/api/hands", {"result": "draw"})
+    r = phone.c.post("/api/undo", headers={"X-CSRF-Token": phone.get("/api/session").json["csrf_token"]},
+                     environ_base={"REMOTE_ADDR": phone.address})
+    assert r.status_code == 201 and r.json["record"]["type"] == "undo"
+
+
+def test_a_correction_names_players_by_the_seat_winds_of_the_corrected_hand(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    host.post("/api/games", {"variant": "mcr", "players": ["Ann", "Bob", "Cyd", "Dan"]})
+    table = app.extensions["companion"].table
+    first_hand = {w: table.state.rotation.player_at(w) for w in "ESWN"}
+    drawn = host.post("/api/hands", {"result": "draw"}).json["record"]
+    now = {w: table.state.rotation.player_at(w) for w in "ESWN"}
+    assert now != first_hand  # MCR: the seats move after every hand, a draw too
+    r = host.post(f"/api/events/{drawn['id']}/correct", {"result": "win", "winner": "N", "from": "W", "value": 8})
+    assert r.status_code == 201, r.json
+    won = r.json["record"]["event"]
+    assert (won["winner"], won["discarder"]) == (first_hand["N"], first_hand["W"])
+    assert table.player_index("N") == now["N"]  # a new result still names today's seats

@@ -75,8 +75,9 @@ def test_viewers_beyond_the_limit_are_refused(app):
     client = app.test_client()
     first = client.get("/camera/stream.mjpg", buffered=False)
     next(iter(first.response))
-    second = client.get("/camera/stream.mjpg", buffered=False)
-    assert second.status_code == 503 and "viewers" in second.get_json()["error"]
+    second = client.get("/camera/stream.mjpg", buffered=False, headers={"Accept": "application/json"})
+    error = second.get_json()["error"]  # the API's error shape
+    assert second.status_code == 503 and error["code"] == "too_many_viewers" and "1 viewers" in error["message"]
     first.close()
     third = client.get("/camera/stream.mjpg", buffered=False)
     assert third.status_code == 200
