@@ -42,8 +42,14 @@ def resolve_variant(ref: str | None, settings) -> Variant:
 
 
 def emit_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """Print `data` as UTF-8 JSON; a file name's bytes that are not UTF-8 (kept by Python as lone
+    surrogates) become U+FFFD, so that every JSON reader can parse the output."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # a file name's undecodable byte: one U+FFFD
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogatepass")  # any other lone surrogate
+    sys.stdout.write(raw.decode("utf-8", "replace") + "\n")
 
 
 def fail(err: CompanionError | str) -> click.ClickException:

@@ -12,7 +12,8 @@ from companion.rules.seats import WIND_NAMES
 
 
 def _summary(obs: dict) -> str:
-    lines = [f"{obs['image']}: {'calibrated' if obs['calibrated'] else 'not calibrated (no markers)'}, {obs['ms']} ms"]
+    state = "calibrated" if obs["calibrated"] else f"not calibrated ({obs.get('calibration_note') or 'no markers'})"
+    lines = [f"{obs['image']}: {state}, {obs['ms']} ms"]
     walls = obs.get("walls")
     if walls:
         for seat, w in walls["seats"].items():
@@ -24,6 +25,8 @@ def _summary(obs: dict) -> str:
             lines.append(f"  live tiles: {walls['live_tiles']}")
     dice = ", ".join(f"{d['face']}{' (cocked)' if d['cocked'] else ''}" for d in obs["dice"]) or "none"
     lines.append(f"  dice: {dice}")
+    if obs.get("note"):
+        lines.append(f"  note: {obs['note']}")
     if obs["calibrated"]:
         lines.append(f"  East marker: {WIND_NAMES.get(obs['east_marker'], 'not seen')}; "
                      f"wind disc: {WIND_NAMES.get(obs['wind_shown'], 'not seen')}")
@@ -34,7 +37,7 @@ def _summary(obs: dict) -> str:
 
 
 @click.command("observe")
-@click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("images", nargs=-1, required=True, type=click.Path(path_type=Path))  # each checked as it is read
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per image.")
 @variant_option()
 @click.option("--first-east-side", type=click.Choice(["bottom", "right", "top", "left"]), default=None,

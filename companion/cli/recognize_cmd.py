@@ -9,7 +9,7 @@ import click
 
 
 @click.command()
-@click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("images", nargs=-1, required=True, type=click.Path())  # each checked as it is read
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list: image, ms, tiles [{tile, box, score}].")
 @click.option("--threshold", type=float, default=None,
               help="Detection score below which a face is ignored (default: the model's calibrated one).")

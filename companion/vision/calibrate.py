@@ -102,22 +102,40 @@ def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     return found
 
 
-def from_markers(image: np.ndarray, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration | None:
-    """Calibration from the printed markers, or None when fewer than two are visible."""
+#: markers whose corners sit farther than this share of a marker's side from where one plane
+#: through all of them puts them are not at a table's corners (the A4 sheet of all four, markers
+#: moved off their corners); rendered tables with lens distortion stay under 0.08
+MAX_FIT_ERROR = 0.25
+
+
+def read_markers(image: np.ndarray,
+                 table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> tuple[Calibration | None, str]:
+    """Calibration from the printed markers, or None and why not (in words, for the user)."""
     found = find_markers(image)
+    if not found:
+        return None, "no markers"
     if len(found) < 2:
-        return None
+        return None, "1 marker seen, at least 2 needed"
     where = markers_spec.marker_corners(table_size)
     src = np.concatenate([found[i] for i in sorted(found)])
     dst = np.concatenate([np.array(where[i]) for i in sorted(found)])
     H, _ = cv2.findHomography(src, dst, 0)
     if H is None:
-        return None
+        return None, "the markers give no table plane"
     cal = Calibration(H, table_size, True, "markers", {i: found[i].round(1).tolist() for i in sorted(found)},
                       image_size=(int(image.shape[1]), int(image.shape[0])))
     back = cal.to_image(dst)
     cal.error_px = float(np.linalg.norm(back - src, axis=1).mean())
-    return cal
+    side = float(np.mean([np.linalg.norm(c[0] - c[1]) for c in found.values()]))
+    if cal.error_px > MAX_FIT_ERROR * side:
+        return None, f"the markers do not lie at a table's corners: off by {cal.error_px:.0f} px"
+    return cal, ""
+
+
+def from_markers(image: np.ndarray, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> Calibration | None:
+    """Calibration from the printed markers, or None when fewer than two are visible or they do
+    not fit a table's corners (`read_markers` says which)."""
+    return read_markers(image, table_size)[0]
 
 
 #: camera height assumed when the picture cannot tell (a camera straight above the table), cm

@@ -21,7 +21,7 @@ from companion.rules.variant import Variant
 from companion.rules.wall import Square
 from companion.vision import loose
 from companion.vision import markers as marker_reader
-from companion.vision.calibrate import Calibration, camera_position, from_markers, uncalibrated
+from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
 from companion.vision.dice import find_dice
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import WallReading, read_walls
@@ -211,37 +211,78 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
             *, with_tiles: bool = True, name: str = "") -> dict[str, Any]:
     """Everything `companion observe` reports about one image."""
     t0 = time.perf_counter()
-    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
-        raise ValueError("expected a colour image of at least 32×32 pixels")
-    table_size = settings.table_size
-    cal = calibration or (from_markers(image, table_size) if table_size else from_markers(image))
+    if image is None or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"{name or 'image'}: expected a BGR picture (height x width x 3)")
+    if min(image.shape[:2]) < 32:
+        raise ValueError(f"{name or 'image'}: too small to read ({image.shape[1]}×{image.shape[0]} pixels; "
+                         "at least 32×32)")
+    why = ""
+    if calibration is None:
+        calibration, why = read_markers(image, settings.table_size) if settings.table_size else read_markers(image)
+    cal = calibration
     out: dict[str, Any] = {"image": name, "ms": 0.0, "calibrated": bool(cal and cal.calibrated)}
     if cal is None or not cal.calibrated:
         cal = uncalibrated(image)
         out.update(walls=None, east_marker=None, wind_shown=None)
-        out["dice"] = [d.to_json() for d in find_dice(image)]
+        if why:
+            out["calibration_note"] = why
+        dice = [d.to_json() for d in find_dice(image)]
+        out["dice"] = dice
         tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
+        tiles = [t for t in tiles if not any(_inside(t["box"], d["box"]) for d in dice)]  # a die's face is no tile
     else:
         if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
             cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
         out.update(_table(image, cal, settings))
         tiles, note = (recognise_table_tiles(image, cal, settings.tile, _not_tiles(out, cal, settings))
                        if with_tiles else ([], "not asked"))
-    out["tiles"] = tiles
+        if _is_grey(image):  # tile backs, the marker and the disc are told from the felt by colour
+            out.update(walls=None, east_marker=None, wind_shown=None,
+                       note="a grey picture: the walls, the East marker and the wind disc need colour")
+    h, w = image.shape[:2]
+    out["tiles"] = [{**t, "box": _clip(t["box"], w, h)} for t in tiles]
     if note:
         out["tiles_note"] = note
     out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
     return out
 
 
+def _is_grey(image: np.ndarray) -> bool:
+    """A picture without colour (a grey photo saved as colour): its channels agree everywhere."""
+    small = cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA)
+    return int((small.max(axis=2).astype(np.int16) - small.min(axis=2)).max()) <= 2
+
+
+def _inside(box, outer) -> bool:
+    """Whether `box`'s centre lies in `outer`."""
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
+
+
+def _clip(box, w: int, h: int) -> list[float]:
+    """A box kept inside the picture (a tile cut by the edge is found with the part it lacks)."""
+    x1, y1, x2, y2 = box
+    return [round(min(max(x1, 0.0), w), 1), round(min(max(y1, 0.0), h), 1),
+            round(min(max(x2, 0.0), w), 1), round(min(max(y2, 0.0), h), 1)]
+
+
 def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list[tuple[float, float, float]]:
     """(x, y, radius) in table cm of what the analysis found that is not a face-up tile: the
     standing wall stacks (a tile's back seen from above), the dice, the wind disc and the East
-    marker. Circles of half a tile's depth on every standing stack cover the wall's band."""
+    marker. Circles of half a tile's depth on every standing stack cover the wall's band: one
+    where it stands and one where its top is seen, which parallax moves away from the camera's
+    foot (by a centimetre or two at a wall the camera does not hang above)."""
     layout = TableLayout(cal.table_size, s.variant.stacks_per_wall, s.tile)
-    out = [(float(x), float(y), s.tile.depth / 2)
-           for seat in seen["walls"]["seats"].values() for k in seat["standing"]
-           for x, y in [layout.stack_centre(seat["side"], k)]]
+    cam = camera_position(cal)
+    fx, fy, height = cam if cam is not None else (*layout.centre, TYPICAL_HEIGHT_CM)
+    top = 2 * s.tile.height
+    lift = top / max(height - top, 10.0)  # a point at the top's height lands this much farther out
+    out = []
+    for seat in seen["walls"]["seats"].values():
+        for k in seat["standing"]:
+            x, y = layout.stack_centre(seat["side"], k)
+            out.append((float(x), float(y), s.tile.depth / 2))
+            out.append((float(x + (x - fx) * lift), float(y + (y - fy) * lift), s.tile.depth / 2))
     for d in seen["dice"]:
         x1, y1, x2, y2 = d["box"]
         (x, y), = cal.to_table([[(x1 + x2) / 2, (y1 + y2) / 2]])

@@ -58,3 +58,97 @@ def test_observe_names_the_face_up_tiles_in_its_summary(tmp_path):
     line = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("tiles:"))
     count, names = line.split(":", 1)[1].split(":", 1)
     assert int(count) >= 10 and len(names.split()) == int(count)
+
+
+def test_a_folder_an_oversized_picture_and_stdin_are_each_reported_and_the_rest_still_read(tmp_path):
+    import io
+
+    from PIL import Image
+
+    image, _ = render(random_scene(2, "easy", stage="broken", variant_name="classical"))
+    good = tmp_path / "table.png"
+    cv2.imwrite(str(good), image)
+    folder = tmp_path / "photos.jpg"
+    folder.mkdir()
+    huge = tmp_path / "huge.png"  # 9000 x 8000 one-bit pixels: a small file, 72 megapixels
+    buf = io.BytesIO()
+    Image.new("1", (9000, 8000)).save(buf, "PNG")
+    huge.write_bytes(buf.getvalue())
+    r = run(str(folder), str(huge), "-", str(good), "--json", "--variant", "classical")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    f, h, dash, table = json.loads(r.stdout)
+    assert "is a folder" in f["error"]
+    assert "too large to read (72 megapixels; at most 64 megapixels)" in h["error"]
+    assert "standard input" in dash["error"]
+    assert table["calibrated"] is True  # the good picture after them is read as ever
+
+
+def test_markers_that_do_not_lie_at_a_tables_corners_do_not_calibrate(tmp_path):
+    import numpy as np
+
+    from companion.vision import markers_spec
+    from companion.vision.calibrate import read_markers
+
+    page = np.full((400, 1400, 3), 255, np.uint8)  # the four markers side by side, as on a test print
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers_spec.DICTIONARY))
+    for n, i in enumerate(sorted(markers_spec.CORNER_IDS.values())):
+        page[100:300, 100 + 320 * n:300 + 320 * n] = cv2.cvtColor(cv2.aruco.generateImageMarker(dictionary, i, 200),
+                                                                   cv2.COLOR_GRAY2BGR)
+    cal, why = read_markers(page)
+    assert cal is None and "do not lie at a table's corners" in why
+    path = tmp_path / "sheet.png"
+    cv2.imwrite(str(path), page)
+    r = run(str(path))
+    assert r.returncode == 0 and "not calibrated (the markers do not lie at a table's corners" in r.stdout
+    assert "stacks standing" not in r.stdout  # no walls made up from a blank page
+
+
+def test_wall_backs_seen_at_a_slant_are_not_face_up_tiles():
+    # the left wall of this scene is far from the camera's foot: parallax moves its tops inwards
+    # by more than half a tile's depth, where the stacks' own circles do not reach
+    from companion.vision.render.scenes import scene_variant
+    from companion.vision.scene import SceneSettings, analyse
+
+    sc = random_scene(2, "medium", "broken")
+    image, _ = render(sc)
+    t = sc.truth
+    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    assert {s: w["standing"] for s, w in obs["walls"]["seats"].items()} == t["walls"]
+    assert obs["tiles"] == []  # built and broken: nothing lies face up
+
+
+def test_a_grey_picture_gives_no_made_up_walls_and_a_photo_no_tiles_on_its_dice(tmp_path):
+    from pathlib import Path
+
+    from companion.vision.render.scenes import scene_variant
+    from companion.vision.scene import SceneSettings, analyse
+
+    sc = random_scene(2, "easy", stage="broken", variant_name="classical")
+    image, _ = render(sc)
+    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    t = sc.truth
+    obs = analyse(grey, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    assert obs["calibrated"] is True and obs["walls"] is None and obs["east_marker"] is None
+    assert "grey picture" in obs["note"]
+
+    photo = cv2.imread(str(Path(__file__).parents[2] / "models" / "dice" / "fixtures" / "IMG_20191208_112340.jpg"))
+    obs = analyse(photo, SceneSettings(scene_variant("classical"), "bottom", 0))
+    assert obs["calibrated"] is False and obs["calibration_note"] == "no markers" and obs["dice"]
+    for tile in obs["tiles"]:
+        x, y = (tile["box"][0] + tile["box"][2]) / 2, (tile["box"][1] + tile["box"][3]) / 2
+        assert not any(d["box"][0] <= x <= d["box"][2] and d["box"][1] <= y <= d["box"][3] for d in obs["dice"])
+
+
+def test_tile_boxes_stay_inside_a_cut_off_picture():
+    from companion.vision.render.scenes import scene_variant
+    from companion.vision.scene import SceneSettings, analyse
+
+    sc = random_scene(4, "easy", "dealt")
+    image, _ = render(sc)
+    cut = image[:600]  # the bottom wall's discards run off the picture
+    t = sc.truth
+    obs = analyse(cut, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    assert obs["tiles"]
+    for tile in obs["tiles"]:
+        x1, y1, x2, y2 = tile["box"]
+        assert 0 <= x1 <= x2 <= 1280 and 0 <= y1 <= y2 <= 600

@@ -87,8 +87,15 @@ def test_the_walls_tile_backs_are_not_taken_for_tiles():
     centres = cal.to_table([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in (a["box"] for a in alone)])
     on_walls = [c for c in centres if min(np.hypot(*(c - s)) for s in stacks) < settings.tile.depth / 2]
     assert len(on_walls) >= 5
-    # one circle per standing stack, then the dice, the wind disc and the East marker
-    assert len(_not_tiles(obs, cal, settings)) == len(stacks) + 4
+    # two circles per standing stack (where it stands, and where its top is seen: farther from
+    # the camera's foot), then the dice, the wind disc and the East marker
+    circles = _not_tiles(obs, cal, settings)
+    assert len(circles) == 2 * len(stacks) + 4
+    from companion.vision.calibrate import camera_position
+
+    fx, fy, _ = camera_position(cal)
+    for (x, y, _), (tx, ty, _) in zip(circles[0:2 * len(stacks):2], circles[1:2 * len(stacks):2]):
+        assert np.hypot(tx - fx, ty - fy) > np.hypot(x - fx, y - fy)
 
 
 def test_only_boxes_of_a_tiles_size_are_kept_and_mapped_to_camera_pixels(monkeypatch):

@@ -21,6 +21,7 @@ Only numpy, OpenCV and onnxruntime run here: no PyTorch at run time.
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from dataclasses import dataclass, replace
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from companion.errors import ImageError
 from companion.vision.tiles import models
@@ -76,6 +78,10 @@ class Tile:
 def read_image(path: str | os.PathLike) -> np.ndarray:
     """Decode an image file to BGR, or raise ImageError saying why not."""
     p = Path(path)
+    if str(path) == "-":
+        raise ImageError("-: give image files; pictures are not read from standard input")
+    if p.is_dir():
+        raise ImageError(f"{p}: is a folder, not an image file")
     if not p.is_file():
         raise ImageError(f"{p}: no such image file")
     try:
@@ -85,11 +91,35 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return decode_image(data, str(p))
 
 
+#: pictures with more pixels are refused before they are decoded: a 48-megapixel phone photo
+#: fits, while a picture of a few hundred megapixels (a few MB as PNG) would take gigabytes
+MAX_PIXELS = 64_000_000
+
+
+def _pixels(buf: np.ndarray) -> float | None:
+    """Width x height from the file's header alone (Pillow reads no pixels to tell), or None."""
+    try:
+        with Image.open(io.BytesIO(buf.tobytes())) as im:
+            w, h = im.size
+    except Image.DecompressionBombError:  # beyond Pillow's own bound, far above ours
+        return float("inf")
+    except Exception:  # a format Pillow does not know: OpenCV decides
+        return None
+    return float(w * h)
+
+
 def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
     """Decode an encoded image (JPEG, PNG, ...; EXIF orientation applied) to BGR, or raise
     ImageError saying why not."""
     buf = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray)) else data
-    img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
+    pixels = _pixels(buf) if buf.size else None
+    if pixels is not None and pixels > MAX_PIXELS:
+        size = "far more" if pixels == float("inf") else f"{pixels / 1e6:.0f} megapixels"
+        raise ImageError(f"{name}: too large to read ({size}; at most {MAX_PIXELS // 1_000_000} megapixels)")
+    try:
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
+    except cv2.error:  # OpenCV's own bounds (e.g. more than 2^30 pixels)
+        img = None
     if img is None:
         raise ImageError(f"{name}: not a readable image (corrupt or unsupported format)")
     return img
