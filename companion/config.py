@@ -174,6 +174,10 @@ class VisionSettings(_Section):
             raise ValueError("tile_cm must be [width, depth, thickness] in cm")
         if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0:
             raise ValueError("still_seconds, warn_tiles_left must be >= 0 and fps > 0")
+        corners = self.manual_corners
+        if corners is not None and (len(corners) != 4 or any(len(c) != 2 for c in corners)):
+            raise ValueError("manual_corners must be the table's four corners in image pixels, "
+                             "[[x, y], [x, y], [x, y], [x, y]] (top left, top right, bottom right, bottom left)")
 
 
 class GpioSettings(_Section):

@@ -61,7 +61,10 @@ class HealthReport:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HealthReport:
+        """A report as `/healthz` gives it; ValueError (or KeyError, TypeError) for anything else."""
         checks = [Check(c["name"], c["level"], c["summary"], c.get("details", {})) for c in data["checks"]]
+        if not checks or any(c.level not in MARK for c in checks):
+            raise ValueError("not a health report: no checks, or a level it does not know")
         return cls(checks, data.get("source", "service"), data.get("at", ""))
 
     def text(self) -> str:

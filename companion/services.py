@@ -75,6 +75,9 @@ class Services:
 
 def build_services(settings: Settings) -> Services:
     """The table on its game log, with a first game started on the configured variant if none exists."""
+    from companion.vision.tiles.teach import use_data_dir
+
+    use_data_dir(settings.data_path)  # the tile set taught here or by `companion teach` lives beside the log
     store = EventStore(settings.db_path)
     hub = Hub()
     table = Table(store, hub)

@@ -72,6 +72,8 @@ def read_toml(path: Path, error: type[Exception], what: str = "file") -> dict[st
         raise error(f"{path}: no such {what}") from None
     except tomllib.TOMLDecodeError as e:
         raise error(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:  # TOML is UTF-8 text
+        raise error(f"{path}: not UTF-8 text (byte {e.start + 1}); save it as UTF-8") from None
     except OSError as e:
         raise error(f"{path}: cannot read: {e.strerror}") from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -15,7 +16,7 @@ def _pair(text: str, what: str, cast=float) -> tuple:
         values = tuple(cast(p) for p in parts)
     except ValueError:
         values = ()
-    if len(values) not in (1, 2) or any(v <= 0 for v in values):
+    if len(values) not in (1, 2) or not all(math.isfinite(v) and v > 0 for v in values):
         raise click.BadParameter(f"{what}: give one number or two as AxB, not {text!r}")
     return values if len(values) == 2 else (values[0], values[0])
 

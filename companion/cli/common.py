@@ -24,7 +24,7 @@ def variant_option(default: str | None = None):
 
 def config_options(f):
     f = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Data directory (game log, house-rule variants).")(f)
+                     help="Data directory (game log, house-rule variants, taught tile set).")(f)
     f = click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Configuration file (TOML).")(f)
     return f

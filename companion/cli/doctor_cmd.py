@@ -46,6 +46,8 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
         settings = settings_from(config_file, data_dir)
     except CompanionError as e:
         raise fail(e) from None
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise fail(f"--url: give the companion's address, e.g. http://mahjong.local:8080/healthz, not {url!r}")
     report = None
     if not standalone:
         target = url or (f"http://127.0.0.1:{settings.server.port}/healthz" if settings.server.port else None)
@@ -53,8 +55,10 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
         if data is not None:
             try:
                 report = HealthReport.from_json(data)
-            except (KeyError, TypeError):
+            except (KeyError, TypeError, ValueError, AttributeError):
                 report = None
+            if report is None and url:  # asked for that one: this machine's report would mislead
+                raise fail(f"{url} answers, but not with a companion's health report")
         elif url:
             raise fail(f"no companion answers at {url}")
     if report is None:

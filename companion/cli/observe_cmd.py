@@ -61,7 +61,9 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     from companion.vision.geometry import TileSize
     from companion.vision.scene import SceneSettings, analyse, tile_recognizer, warm_up
     from companion.vision.tiles.recognizer import read_image
+    from companion.vision.tiles.teach import use_data_dir
 
+    use_data_dir(settings.data_path)  # the set `companion teach` taught, if any
     vs = settings.vision
     scene = SceneSettings(variant=variant, first_east_side=first_east_side or vs.first_east_side, dealer=dealer,
                           die_cm=vs.die_cm, tile=TileSize(*vs.tile_cm), table_size=tuple(vs.table_size_cm))

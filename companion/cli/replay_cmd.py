@@ -42,14 +42,23 @@ def describe_result(state: GameState) -> str:
 @variant_option()
 @click.option("--players", required=True, metavar="A,B,C,D",
               help="The four players in first-hand seat order: East, South, West, North.")
-@click.argument("results", type=click.File("r", encoding="utf-8"), metavar="RESULTS")
+@click.argument("results", type=click.File("r", encoding="utf-8-sig"), metavar="RESULTS")  # a BOM is no word
 @click.option("--json", "as_json", is_flag=True, help="Print the final state as a JSON object.")
 @config_options
 def replay(variant_ref, players, results, as_json, config_file, data_dir):
     """Replay a game from RESULTS (a file, or - for stdin), one result per line.
 
     \b
-    Lines:  win A | win C from B [VALUE] | draw | dice 3,4 | undo
+    Lines:
+      win A                    A wins, self-drawn
+      win C from B 24          C wins on B's discard; hand value 24
+      win A 32 B=8 C=4 D=0     classical: the losers' own hand scores (they settle among themselves)
+      win B from A 3/30 riichi=B,C   riichi: han/fu (3han30fu, or mangan, haneman, baiman, ...)
+      draw                     no mahjong
+      draw ready=A,C riichi=A  riichi: who was tenpai, who declared riichi
+      dice 3,4                 a throw (dice 3,0 cocked=2: the second die cocked, R18)
+      undo                     undo the latest result or throw
+    Players by name (as in --players, any case) or current seat wind; '#' starts a comment.
     Example: printf 'win A\\nwin C from B\\ndraw\\n' | companion replay --variant classical --players A,B,C,D -
     """
     try:
@@ -59,7 +68,9 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
         table.start_game(variant, players.split(","))
     except CompanionError as e:
         raise fail(e) from None
-    for number, line in enumerate(results, 1):
+    where = getattr(results, "name", "RESULTS")
+    where = "stdin" if where in ("<stdin>", "-") else where
+    for number, line in _lines(results, where):
         try:
             event = parse_line(line, table.player_index)
             if event is None:
@@ -69,8 +80,7 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
             else:
                 table.record(event)
         except CompanionError as e:
-            where = getattr(results, "name", "RESULTS")
-            raise fail(f"{'stdin' if where == '<stdin>' else where}, line {number}: {e}") from None
+            raise fail(f"{where}, line {number}: {e}") from None
         state = table.require_state()
         if not as_json and isinstance(event, (HandWon, HandDrawn)):
             click.echo(describe_result(state))
@@ -80,6 +90,15 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
         emit_json(state.to_json())
     elif not state.history:
         click.echo(summary(state))
+
+
+def _lines(results, where: str):
+    """(number, line) of the results; text that is not UTF-8 is a clear error, not a traceback
+    (the text is decoded a block at a time, so the line cannot be named)."""
+    try:
+        yield from enumerate(results, 1)
+    except UnicodeDecodeError:
+        raise fail(f"{where}: not UTF-8 text; save the results as UTF-8") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

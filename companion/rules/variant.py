@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -182,13 +182,13 @@ class ClassicalSettlement(_Settlement, tag="classical"):
     """Every loser pays the winner the winner's hand score; losers may settle among themselves."""
 
     #: seed 003 / classical: East pays and receives double
-    east_factor: int = 2
+    east_factor: Annotated[int, msgspec.Meta(ge=1)] = 2
     #: losers pay each other the difference of their own hand scores
     losers_settle: bool = True
     #: multiply a self-drawn win (most books: 1, the doubling is in the hand score)
-    self_drawn_factor: int = 1
+    self_drawn_factor: Annotated[int, msgspec.Meta(ge=1)] = 1
     #: the most a hand can score (None: no limit)
-    limit: int | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class McrSettlement(_Settlement, tag="mcr"):
@@ -221,7 +221,7 @@ class HongKongSettlement(_Settlement, tag="hongkong"):
     #: "half": the discarder pays double, the others single; "full": the discarder pays for all three
     discard: Literal["half", "full"] = "half"
     #: East pays and receives this factor (1: no dealer factor)
-    east_factor: int = 1
+    east_factor: Annotated[int, msgspec.Meta(ge=1)] = 1
 
 
 class NoSettlement(_Settlement, tag="none"):
@@ -297,19 +297,27 @@ def builtin_names() -> list[str]:
     return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
 
 
-def _locate(ref: str, search_dirs: tuple[Path, ...]) -> Path:
+def _locate(ref: str, search_dirs: tuple[Path, ...], skip: tuple[Path, ...] = ()) -> Path:
+    """The file of variant `ref`: the first found in `search_dirs`, then the built-ins, passing
+    over the files in `skip` (a club's `classical.toml` that extends "classical" means the
+    built-in one, not itself)."""
     if ref.endswith(".toml") or "/" in ref or "\\" in ref:
         return Path(ref)
+    found = None
     for d in (*search_dirs, BUILTIN_DIR):
         candidate = Path(d) / f"{ref}.toml"
         if candidate.is_file():
-            return candidate
+            if candidate.resolve() not in skip:
+                return candidate
+            found = found or candidate
+    if found is not None:
+        return found  # every file of that name is already on the way: a circle, said by the caller
     known = sorted(set(builtin_names()) | {p.stem for d in search_dirs for p in Path(d).glob("*.toml")})
     raise VariantError(f"unknown variant {ref!r}; known: {', '.join(known)} (or give a path to a .toml file)")
 
 
 def _resolve(ref: str, search_dirs: tuple[Path, ...], seen: tuple[Path, ...]) -> tuple[dict[str, Any], str]:
-    path = _locate(ref, search_dirs)
+    path = _locate(ref, search_dirs, seen)
     if path.resolve() in seen:
         raise VariantError(f"{path}: 'extends' goes round in a circle")
     data = read_toml(path, VariantError, "variant file")

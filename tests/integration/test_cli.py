@@ -105,3 +105,23 @@ def test_variants_check_names_the_bad_field(tmp_path):
     f.write_text('extends = "classical"\nname = "club"\ntitle = "Club"\n[dead_wall]\nstacks = "six"\n')
     r = companion("variants", "check", str(f))
     assert r.returncode != 0 and "dead_wall.stacks" in r.stderr
+
+
+def bytes_run(*args, input: bytes):
+    return subprocess.run([sys.executable, "-m", "companion", *args], input=input, capture_output=True,
+                          timeout=60)
+
+
+def test_results_or_settings_that_are_not_utf8_are_a_clear_error_and_a_bom_is_no_word(tmp_path):
+    r = bytes_run("replay", "--players", "A,B,C,D", "-", input=b"win A\n\xff\xfe win B\n")
+    assert r.returncode == 1 and b"Traceback" not in r.stderr
+    assert b"stdin: not UTF-8 text" in r.stderr
+    r = bytes_run("replay", "--players", "A,B,C,D", "-", input=b"\xef\xbb\xbfwin A\n")  # saved by Notepad
+    assert r.returncode == 0 and b"A wins" in r.stdout
+    bad = tmp_path / "companion.toml"
+    bad.write_bytes(b"\xff\xfe[server]\n")
+    for args in (["config", "check", str(bad)], ["variants", "check", str(bad)],
+                 ["break", "--config", str(bad), "--dice", "1,1", "--dice", "1,1"]):
+        r = bytes_run(*args, input=b"")
+        assert r.returncode == 1 and b"Traceback" not in r.stderr, args
+        assert b"not UTF-8 text" in r.stderr, args

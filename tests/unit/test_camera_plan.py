@@ -62,6 +62,11 @@ def test_a_lens_for_the_hq_camera():
     (["--sensor", "imx708", "--focal-mm", "8"], "fixed lens"),
     (["--table-cm", "big"], "--table-cm"),
     (["--resolution", "1280"], None),
+    (["--height-cm", "nan", "--json"], "must be numbers above 0"),  # no NaN in the JSON
+    (["--height-cm", "inf"], "must be numbers above 0"),
+    (["--die-mm", "-1"], "must be numbers above 0"),
+    (["--table-cm", "nanx80"], "--table-cm"),
+    (["--sensor", "imx296", "--resolution", "4000x3000"], "gives at most 1456x1088 pixels"),  # no upscaled figures
 ])
 def test_bad_input_is_refused_with_a_message(args, message):
     r = CliRunner().invoke(main, ["camera-plan", "--height-cm", "120", *args])

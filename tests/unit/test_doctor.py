@@ -138,6 +138,35 @@ def test_doctor_reads_a_running_companion(tmp_path, scenes, monkeypatch):
     assert r.exit_code != 0 and "no companion answers" in r.output
 
 
+@pytest.mark.parametrize("answer", [b'{"ok": "maybe"}', b'{"checks": []}',
+                                    b'{"checks": [{"name": "x", "level": "great", "summary": "?"}]}'])
+def test_doctor_asked_at_a_url_that_is_no_companion_says_so(answer):
+    import http.server
+    import threading
+
+    class Other(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Other)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/healthz"
+        r = CliRunner().invoke(main, ["doctor", "--url", url])
+        assert r.exit_code == 1 and "not with a companion's health report" in r.output
+        assert "All is well" not in r.output  # not this machine's report in its place
+    finally:
+        server.shutdown()
+    r = CliRunner().invoke(main, ["doctor", "--url", "notaurl"])
+    assert r.exit_code == 1 and "give the companion's address" in r.output
+
+
 def test_standalone_gpio_probe_releases_the_pins(tmp_path):
     settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "camera": {"source": "off"}})
     first, second = standalone_report(settings), standalone_report(settings)

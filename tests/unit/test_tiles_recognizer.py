@@ -140,6 +140,20 @@ def test_missing_model_folder_is_reported(tmp_path):
         TileRecognizer(tmp_path)
 
 
+@pytest.mark.parametrize("value", ["nan", "2", "-1"])
+def test_a_threshold_outside_0_to_1_is_refused(value, tmp_path):
+    res = CliRunner().invoke(main, ["recognize", "--threshold", value, str(FIXTURES / "images" / "real_1.jpg")])
+    assert res.exit_code == 2 and "a score from 0 to 1" in res.output
+
+
+def test_a_folder_among_the_images_gets_its_own_error_entry(tmp_path):
+    good = str(FIXTURES / "images" / "real_1.jpg")
+    res = CliRunner().invoke(main, ["recognize", "--json", "--no-taught", str(tmp_path), good])
+    assert res.exit_code == 1
+    folder, photo = json.loads(res.stdout)
+    assert "is a folder" in folder["error"] and len(photo["tiles"]) >= 10
+
+
 def test_cli_json_lists_every_image_and_errors_per_image(corrupt, monkeypatch):
     calls = []
     real_session = models.session

@@ -1,5 +1,7 @@
 """Teach your set: the layout is read row by row, the head fits, the set is saved and found."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,26 @@ def test_layout_sheet_has_a_box_for_every_tile():
     assert svg.startswith("<svg") and svg.count("<rect ") == 43  # background + 42 boxes
     for code in TILE_CODES:
         assert f">{code}</text>" in svg
+
+
+def test_the_taught_set_lives_in_the_configured_data_folder(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from companion.cli import main
+    from companion.config import load_settings
+    from companion.services import build_services
+    from companion.vision.tiles import teach
+
+    data = tmp_path / "data"
+    services = build_services(load_settings(env={}, overrides={"data_dir": str(data)}))
+    services.stop()
+    assert teach.taught_path() == data / "tiles" / "taught_set.npz"  # where `companion run` looks
+    ts = TaughtSet(np.eye(128, 2, dtype=np.float32), np.float32([0, 0]), ["1m", "2m"])
+    ts.save(data / "tiles" / "taught_set.npz")
+    photo = str(Path(__file__).parents[1] / "fixtures" / "tiles" / "real" / "images" / "real_1.jpg")
+    r = CliRunner().invoke(main, ["recognize", "--data-dir", str(data), photo])
+    assert r.exit_code == 0 and "using the taught tile set" in r.output
+    r = CliRunner().invoke(main, ["teach", "--forget", "--data-dir", str(data)])
+    assert r.exit_code == 0 and str(data / "tiles" / "taught_set.npz") in r.output
+    r = CliRunner().invoke(main, ["teach", "--sheet", str(tmp_path / "s.svg"), "--forget"])
+    assert r.exit_code == 2 and "give one of them" in r.output and not (tmp_path / "s.svg").exists()

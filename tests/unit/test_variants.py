@@ -70,3 +70,24 @@ def test_not_toml_and_circular_extends(tmp_path):
     loop.write_text(f'extends = "{loop}"\nname = "loop"\ntitle = "Loop"\n')
     with pytest.raises(VariantError, match="circle"):
         load_variant(str(loop))
+
+
+def test_a_house_file_named_after_a_built_in_extends_the_built_in(tmp_path):
+    (tmp_path / "classical.toml").write_text('extends = "classical"\ntitle = "Classical, our way"\n'
+                                             '[settlement]\nmethod = "classical"\neast_factor = 1\n')
+    (tmp_path / "ours.toml").write_text('extends = "classical"\ntitle = "Ours"\n')
+    ours = load_variant("classical", [tmp_path])
+    assert ours.title == "Classical, our way" and ours.settlement.east_factor == 1
+    assert ours.stacks_per_wall == load_variant("classical").stacks_per_wall  # the rest from the built-in
+    assert load_variant("ours", [tmp_path]).settlement.east_factor == 1  # the club's classical, in turn
+    (tmp_path / "a.toml").write_text('extends = "b"\nname = "a"\n')
+    (tmp_path / "b.toml").write_text('extends = "a"\nname = "b"\n')
+    with pytest.raises(VariantError, match="circle"):  # a real circle is still one
+        load_variant("a", [tmp_path])
+
+
+def test_factors_and_limits_below_one_are_refused(tmp_path):
+    f = tmp_path / "odd.toml"
+    f.write_text('extends = "classical"\n[settlement]\nmethod = "classical"\neast_factor = -2\n')
+    with pytest.raises(VariantError, match="east_factor: Expected `int` >= 1"):
+        load_variant(str(f))

@@ -81,3 +81,12 @@ def test_the_quick_marker_search_finds_enough_of_the_same_corners(seed, level):
         assert np.abs(quick[mid] - np.array(truth["markers"][mid])).max() < 2.5
         if mid in thorough:
             assert np.abs(quick[mid] - thorough[mid]).max() < 1.0
+
+
+@pytest.mark.parametrize("corners", [[[0, 0], [1, 0]], [[0, 0], [1, 0], [1, 1], [0]]])
+def test_manual_corners_in_the_settings_must_be_four_points(corners):
+    from companion.config import load_settings
+    from companion.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="manual_corners must be the table's four corners"):
+        load_settings(env={}, overrides={"vision": {"manual_corners": corners}})

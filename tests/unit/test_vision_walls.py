@@ -141,7 +141,8 @@ def test_a_blank_table_has_no_walls():
     from companion.vision.calibrate import manual
 
     cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
-    obs = analyse(np.full((720, 1280, 3), 90, np.uint8), SceneSettings(load_variant("classical")), calibration=cal,
-                  with_tiles=False)
+    felt = np.zeros((720, 1280, 3), np.uint8)
+    felt[:] = (60, 110, 40)  # a green cloth (a grey picture is one the walls cannot be read from at all)
+    obs = analyse(felt, SceneSettings(load_variant("classical")), calibration=cal, with_tiles=False)
     assert all(w["count"] == 0 for w in obs["walls"]["seats"].values())
     assert obs["walls"]["break"] is None and obs["walls"]["live_tiles"] is None

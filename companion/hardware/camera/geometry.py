@@ -109,8 +109,12 @@ def sensor_with_lens(key: str, focal_mm: float | None) -> Sensor:
 def plan(sensor: Sensor, table_cm: tuple[float, float], height_cm: float, frame: tuple[int, int] = (1280, 720),
          tile_mm: tuple[float, float] = (30.0, 22.0), die_mm: float = 16.0) -> Plan:
     """What the camera sees from `height_cm` above a table of `table_cm`, analysed at `frame` pixels."""
-    if height_cm <= 0 or min(table_cm) <= 0:
-        raise ValueError("the table size and the camera height must be above 0")
+    sizes = [height_cm, *table_cm, *tile_mm, die_mm]
+    if not all(math.isfinite(v) and v > 0 for v in sizes):
+        raise ValueError("the table, tile and die sizes and the camera height must be numbers above 0")
+    if frame[0] > sensor.pixels[0] or frame[1] > sensor.pixels[1]:
+        raise ValueError(f"the {sensor.name} gives at most {sensor.pixels[0]}x{sensor.pixels[1]} pixels, "
+                         f"not {frame[0]}x{frame[1]}")
     tan_h, tan_v = (math.tan(math.radians(a / 2)) for a in (sensor.hfov, sensor.vfov))
     # a frame of another aspect than the sensor's spans its width and is cropped top and bottom
     tan_v = min(tan_v, tan_h * frame[1] / frame[0])

@@ -68,14 +68,30 @@ class TeachError(CompanionError, ValueError):
     """The layout photo does not show the expected rows of tiles."""
 
 
+#: the taught set's place inside the data folder (beside the game log, so that the service and
+#: `companion teach` run with the service's configuration share it)
+TAUGHT_FILE = Path("tiles") / "taught_set.npz"
+_data_dir: Path | None = None
+
+
+def use_data_dir(data_dir: str | os.PathLike) -> None:
+    """Keep the taught set in this data folder from now on (each command calls it with its
+    settings' `data_dir`; the recogniser is one per process, and so is its taught set)."""
+    global _data_dir
+    _data_dir = Path(data_dir).expanduser()
+
+
 def taught_path() -> Path:
-    """Where the taught set is kept: $COMPANION_TAUGHT_SET, else the user's data folder."""
+    """Where the taught set is kept: $COMPANION_TAUGHT_SET, else `<data_dir>/tiles/taught_set.npz`
+    (the configured data folder, or the default one when no command has named it)."""
     env = os.environ.get("COMPANION_TAUGHT_SET")
     if env:
         return Path(env)
-    import platformdirs
+    if _data_dir is None:
+        from companion.config import default_data_dir
 
-    return Path(platformdirs.user_data_dir("companion")) / "tiles" / "taught_set.npz"
+        return default_data_dir() / TAUGHT_FILE
+    return _data_dir / TAUGHT_FILE
 
 
 @dataclass
