@@ -11,6 +11,7 @@ still scene, not on every frame).
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import sys
@@ -81,7 +82,7 @@ def dice_read(found: list[dict], truth: list[dict]) -> tuple[bool, bool]:
     right, needless = True, False
     for t in truth:
         tx, ty = _centre(t["box"])
-        i = min(left, key=lambda k: (_centre(found[k]["box"])[0] - tx) ** 2 + (_centre(found[k]["box"])[1] - ty) ** 2)
+        i = min(left, key=lambda k: math.dist(_centre(found[k]["box"]), (tx, ty)))
         left.remove(i)
         d = found[i]
         if t["cocked"]:
@@ -110,8 +111,8 @@ def score_tiles(found: list[dict], truth: list[dict]) -> dict[str, tuple[int, in
     return {"tiles_found": (hits, len(true)), "tiles_boxes": (hits, len(pred)), "tiles_named": (named, len(true))}
 
 
-MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose", "dice", "dice_read", "no_needless_rethrow",
-            "cocked_flagged",
+MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose",
+            "dice", "dice_read", "no_needless_rethrow", "cocked_flagged",
             "no_false_dice", "east_marker", "east_marker_hidden", "wind", "wind_hidden",
             "tiles_found", "tiles_boxes", "tiles_named"]
 NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_break": "no break seen before it",
