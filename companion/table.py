@@ -155,10 +155,7 @@ class Table:
         names its players by that hand's winds)."""
         state = self.require_state()
         if before is not None and isinstance(ref, str) and ref.upper() in WINDS:
-            records = self.records()
-            at = next((i for i, r in enumerate(records) if r.id == before), 0)
-            if at > 0:  # (the game's start has no seats before it)
-                state = fold(records[:at])
+            state = fold(self.records(), before=before)
         if isinstance(ref, int):
             if 0 <= ref < 4:
                 return ref

@@ -218,8 +218,10 @@ def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
         raise GameRuleError("a correction must replace an event of the same kind (a result by a result)")
 
 
-def fold(records: Sequence[Recorded]) -> GameState:
-    """The state of the game whose log is `records` (its GameStarted first)."""
+def fold(records: Sequence[Recorded], *, before: int | None = None) -> GameState:
+    """The state of the game whose log is `records` (its GameStarted first); with `before` (an
+    event id), the state just before that event as the game now stands: undos and corrections
+    recorded after it count (the seats of an old hand, for a correction of it)."""
     if not records or not isinstance(records[0].event, GameStarted):
         raise GameRuleError("a game's log must begin with the start of the game")
     start = records[0]
@@ -229,6 +231,8 @@ def fold(records: Sequence[Recorded]) -> GameState:
     state.scores = [variant.settlement.start_score] * 4
     state.last_event = records[-1].id
     for record, event in effective_events(records[1:]):
+        if before is not None and record.id >= before:
+            break
         try:
             apply(state, record.id, event)
         except CompanionError as e:

@@ -72,8 +72,8 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
         else:
             plain.append(w)
 
-    def players_in(key: str) -> list[int]:
-        return [player(p) for p in options.pop(key, "").split(",") if p]
+    def players_in(key: str) -> list[int]:  # each player once: one riichi stick, one tenpai (as the API)
+        return sorted({player(p) for p in options.pop(key, "").split(",") if p})
 
     if verb == "win":
         if not plain:
@@ -94,9 +94,12 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
         scores = {}
         for name, v in options.items():
             try:
-                scores[player(name)] = int(v)
+                who, score = player(name), int(v)
             except ValueError:
                 raise NotationError(f"{name}={v}: a loser's hand score must be a number") from None
+            if who in scores:
+                raise NotationError(f"{name}={v}: that player's hand score is given twice")
+            scores[who] = score
         return HandWon(winner=winner, discarder=discarder, value=value, fu=fu, hand_scores=scores, riichi=riichi)
     if verb == "draw":
         ready, riichi = players_in("ready"), players_in("riichi")
@@ -106,8 +109,11 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
     if verb == "dice":
         if len(plain) != 1:
             raise NotationError("'dice' takes one throw, like: dice 3,4")
-        cocked = [int(c) - 1 for c in options.pop("cocked", "").split(",") if c.strip().isdigit()]
-        return DiceThrown(faces=parse_dice(plain[0]), cocked=cocked, source="manual")
+        marks = [c.strip() for c in options.pop("cocked", "").split(",") if c.strip()]
+        if options or not all(c.isdigit() for c in marks):
+            raise NotationError(f"unexpected {' '.join(f'{k}={v}' for k, v in options.items()) or 'cocked=' + ','.join(marks)!r}"
+                                " (a cocked die is named by its place: dice 3,0 cocked=2)")
+        return DiceThrown(faces=parse_dice(plain[0]), cocked=[int(c) - 1 for c in marks], source="manual")
     if verb == "undo":
         if not plain:
             return UndoLatest()

@@ -65,8 +65,9 @@ def _pay(deltas: list[int], payer: int, payee: int, amount: int) -> None:
 
 def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: list[int]) -> None:
     assert r.winner is not None and r.value is not None
-    if r.value < 0:
+    if r.value < 0 or any(v < 0 for v in r.hand_scores.values()):
         raise GameRuleError("a hand score cannot be negative")
+
     def scored(value: int) -> int:  # a house limit caps every hand, the losers' ones too
         return value if spec.limit is None else min(value, spec.limit)
 

@@ -221,3 +221,13 @@ def test_a_database_of_something_else_or_of_a_newer_version_is_refused(tmp_path)
     con.close()
     with pytest.raises(StorageError, match="newer version"):
         EventStore(newer)
+
+
+def test_the_seats_of_an_old_hand_are_those_it_has_now_after_a_later_undo(table):
+    # R11: who was East in a hand follows from the results that still count before it
+    first = table.record(HandWon(winner=1, discarder=0, value=10))  # Bob wins: East passes to Bob
+    second = table.record(HandWon(winner=2, discarder=1, value=10))
+    assert table.player_index("E", before=second.id) == 1  # Bob was East in that hand
+    table.undo(first.id)  # the first hand never counted: the second was played with Ann as East
+    assert table.state.history[0]["east"] == "Ann"
+    assert table.player_index("E", before=second.id) == 0

@@ -20,6 +20,12 @@ def test_classical_everyone_pays_the_winner_east_double_and_losers_settle_differ
     assert sum(p.deltas) == 0
 
 
+def test_classical_a_losers_own_hand_score_cannot_be_negative():
+    # a negative one would have the other losers paid for it when they settle among themselves
+    with pytest.raises(GameRuleError, match="cannot be negative"):
+        settle(CLASSICAL, HandResult(winner=0, discarder=None, value=10, hand_scores={1: -50}), dealer=0)
+
+
 def test_classical_east_winning_receives_double_from_everyone():
     p = settle(CLASSICAL, HandResult(winner=0, value=10), dealer=0)
     assert p.deltas == (60, -20, -20, -20)
