@@ -52,30 +52,45 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+#: a still scene is a new one when this many pixels of a 320x180 grey copy differ by more than
+#: LOCAL_DIFF grey levels from where it began: dice thrown in (about 35 pixels), a stack lifted
+#: out for the break (about 17), while camera noise of sigma 12 changes none
+LOCAL_DIFF = 20.0
+LOCAL_PIXELS = 8
+
+
 class StillScene:
-    """Tells when the scene has held still for `hold` seconds; once per still period."""
+    """Tells when the scene has held still for `hold` seconds; once per still scene.
+
+    Two measures: the mean change between frames (`threshold`), which hands moving over the
+    table exceed, and a local one against the frame the still period began with, which a small
+    change exceeds (dice rolled in, the wall broken, a marker moved) without any big motion
+    before it: a changed scene is read again once it holds still."""
 
     def __init__(self, hold: float = 1.0, threshold: float = 2.0) -> None:
         self.hold, self.threshold = hold, threshold
         self._prev: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None  # the fine copy of the frame the still period began with
         self._still_since: float | None = None
         self._reported = False
         self.motion = 0.0
 
     def feed(self, image: np.ndarray, t: float) -> bool:
         """True exactly when this frame completes a still period (the scene is worth reading)."""
-        small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (160, 90), interpolation=cv2.INTER_AREA)
-        small = small.astype(np.float32)
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        fine = cv2.resize(grey, (320, 180), interpolation=cv2.INTER_AREA).astype(np.float32)
+        small = cv2.resize(fine, (160, 90), interpolation=cv2.INTER_AREA)
         if self._prev is None:
-            self._prev, self._still_since = small, t
+            self._prev, self._anchor, self._still_since = small, fine, t
             return False
         self.motion = float(np.abs(small - self._prev).mean())
         self._prev = small
         if self.motion > self.threshold:
-            self._still_since, self._reported = None, False
+            self._still_since, self._anchor, self._reported = None, None, False
             return False
-        if self._still_since is None:
-            self._still_since = t
+        if self._anchor is None or int((np.abs(fine - self._anchor) > LOCAL_DIFF).sum()) >= LOCAL_PIXELS:
+            self._still_since, self._anchor, self._reported = t, fine, False  # a new scene: it must hold still too
+            return False
         if not self._reported and t - self._still_since >= self.hold:
             self._reported = True
             return True

@@ -179,6 +179,24 @@ def test_still_scene_reports_once_per_still_period():
     assert [still.feed(b, 3.5 + t * 0.5) for t in range(1, 4)].count(True) == 1
 
 
+def test_a_small_change_without_big_motion_is_a_new_scene_but_camera_noise_is_not():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    table_img = np.full((720, 1280, 3), (40, 110, 60), np.uint8)
+
+    def noisy(img):  # a camera's noise, new in every frame
+        return np.clip(img + rng.normal(0, 10, img.shape), 0, 255).astype(np.uint8)
+
+    still = StillScene(hold=1.0, threshold=2.0)
+    seen = [still.feed(noisy(table_img), t * 0.25) for t in range(20)]
+    assert seen.count(True) == 1  # noise alone: one scene, read once
+    dice = table_img.copy()
+    dice[340:355, 600:615] = dice[340:355, 640:655] = 240  # two dice rolled in: 0.05 grey levels on average
+    seen = [still.feed(noisy(dice), 5 + t * 0.25) for t in range(8)]
+    assert seen.count(True) == 1 and seen.index(True) == 4  # read once they have lain still for `hold`
+
+
 def test_the_watcher_reads_face_up_tiles_unless_told_not_to(table, watcher):
     table.record(DiceThrown(faces=[3, 4]))
     table.record(DiceThrown(faces=[5, 6]))
