@@ -22,6 +22,7 @@ from typing import Any, Literal
 from companion import __version__
 from companion.config import Settings
 from companion.storage import StorageError
+from companion.storage.sqlite import verify as verify_log
 
 Level = Literal["ok", "warn", "fail", "off"]
 MARK = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "off": "off "}
@@ -228,15 +229,10 @@ def _integrity(db: Path, store=None) -> str:
         hit = _db_cache.get(key)
         if hit and time.monotonic() - hit[0] < DB_CHECK_TTL:
             return hit[1]
-    if store is not None:
+    if store is not None:  # the running companion has read every event already
         result = store.integrity_check()
-    else:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            result = con.execute("PRAGMA integrity_check").fetchone()[0]
-            con.execute("SELECT id FROM events LIMIT 0")  # an intact file of something else fails here
-        finally:
-            con.close()
+    else:  # as `companion run` would open it: schema version, columns, every event readable
+        result = verify_log(db)
     with _db_lock:
         _db_cache[key] = (time.monotonic(), result)
     return result
@@ -246,8 +242,14 @@ def check_database(settings: Settings, store=None) -> Check:
     db = settings.db_path
     wal = db.with_name(db.name + "-wal")
     details: dict[str, Any] = {"path": str(db), "size_bytes": _size(db), "wal_bytes": _size(wal)}
+    if db.parent.exists() and not db.parent.is_dir():
+        return Check("game log", "fail", f"the data folder {db.parent} is a file, not a folder", details)
     if not db.exists():
         return Check("game log", "ok", f"no game log yet at {db} (made at the first start)", details)
+    if db.stat().st_uid == os.getuid() and not (os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)):
+        # (owned by someone else, as the service's log is for the login user, it is theirs to write)
+        return Check("game log", "fail", f"{db} cannot be written (the file or its folder is read-only): "
+                                         "the companion would refuse to start", details)
     try:
         result = _integrity(db, store)
     except (sqlite3.Error, StorageError) as e:

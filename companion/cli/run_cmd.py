@@ -55,11 +55,15 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
         overrides["dice"] = {"url": dice_url}
     if camera_spec:
         overrides["camera"] = {"source": camera_spec}
+    from companion.storage.lock import DataDirLock
+
     try:
         settings = load_settings(config_file, overrides=overrides)
         from companion.services import build_services
         from companion.web.server import add_dashboard
 
+        lock = DataDirLock(settings.data_path)  # one companion per game log, before the log is opened
+        lock.acquire()
         services = build_services(settings)
         web = add_dashboard(services)
         services.start()
@@ -82,4 +86,5 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
     finally:
         click.echo("Stopping …")
         services.stop()
+        lock.release()
         click.echo("Stopped.")

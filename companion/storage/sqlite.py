@@ -35,6 +35,42 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def _record(row) -> Recorded:
+    """A row (id, game, at, payload) as the event it records, or StorageError naming it."""
+    id_, game, at, payload = row
+    try:
+        return Recorded(id=id_, game=game, at=datetime.fromisoformat(at), event=decode(payload))
+    except (msgspec.DecodeError, ValueError, TypeError) as e:  # a damaged payload or time
+        raise StorageError(f"event {id_} in the game log cannot be read: {e}") from None
+
+
+def verify(path: str | Path) -> str:
+    """Check a game log without changing it, as opening it would: SQLite's integrity check, a
+    schema this version knows, and every event readable. "ok", the integrity check's finding,
+    or StorageError (sqlite3.Error where the file cannot be opened at all)."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        result = con.execute("PRAGMA integrity_check").fetchone()[0]
+        if result != "ok":
+            return result
+        version, known = con.execute("PRAGMA user_version").fetchone()[0], _migrations()[-1][0]
+        if version > known:
+            raise StorageError(f"from a newer version of the companion (schema {version}; this one knows up to "
+                               f"{known}): update the companion")
+        if version == 0 and not con.execute("SELECT 1 FROM sqlite_master").fetchone():
+            return "ok"  # empty (a 0-byte file): the first start makes the log in it
+        try:  # the columns this version reads: a file of something else fails here
+            rows = con.execute("SELECT id, game, at, payload FROM events ORDER BY id").fetchall()
+            con.execute("SELECT type, key FROM events LIMIT 0")
+        except sqlite3.DatabaseError as e:
+            raise StorageError(f"not a game log: {e}") from None
+        for row in rows:
+            _record(row)
+        return "ok"
+    finally:
+        con.close()
+
+
 class EventStore:
     """Append and read game events. Thread-safe; one connection guarded by a lock."""
 
@@ -57,6 +93,9 @@ class EventStore:
         if version > known[-1][0]:  # its events may hold what this version cannot read back
             raise StorageError(f"the game log {self.path} is from a newer version of the companion "
                                f"(schema {version}; this one knows up to {known[-1][0]}): update the companion")
+        if version == 0 and self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+            raise StorageError(f"{self.path} is not a game log: it has an events table of its own")
         for number, sql in known:
             if number > version:
                 try:  # one transaction per migration, the version bump included
@@ -65,7 +104,24 @@ class EventStore:
                     if self._db.in_transaction:
                         self._db.execute("ROLLBACK")
                     raise
-        self._db.execute("SELECT id, game, at, type, payload, key FROM events LIMIT 0")  # a foreign file fails here
+        try:  # a foreign file fails here
+            self._db.execute("SELECT id, game, at, type, payload, key FROM events LIMIT 0")
+        except sqlite3.DatabaseError as e:
+            raise StorageError(f"{self.path} is not a game log: {e}") from None
+        if str(self.path) != ":memory:":
+            self._check_writable()
+
+    def _check_writable(self) -> None:
+        """A log that opens but cannot be written (a read-only file or folder) would take every
+        result and lose it: refuse it now. An insert rolled back writes nothing."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("INSERT INTO events (game, at, type, payload) VALUES (0, '', 'probe', '{}')")
+        except sqlite3.OperationalError as e:
+            raise StorageError(f"the game log {self.path} cannot be written: {e} "
+                               "(is the file or its folder read-only, or owned by another user?)") from None
+        finally:
+            self._db.execute("ROLLBACK")
 
     @contextmanager
     def _locked(self, doing: str) -> Iterator[sqlite3.Connection]:
@@ -126,12 +182,7 @@ class EventStore:
 
     # --- reading ------------------------------------------------------------------------------
     def _record(self, row) -> Recorded:
-        id_, game, at, payload = row
-        try:
-            event = decode(payload)
-        except msgspec.DecodeError as e:
-            raise StorageError(f"event {id_} in the game log cannot be read: {e}") from None
-        return Recorded(id=id_, game=game, at=datetime.fromisoformat(at), event=event)
+        return _record(row)
 
     def find_key(self, key: str) -> Recorded | None:
         with self._locked("read"):

@@ -7,11 +7,17 @@ changed by a request that ends in an error (the table refuses before writing).
 
 from __future__ import annotations
 
+import logging
+
 import msgspec
 from flask import Flask, jsonify, render_template, request
+from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, DiceError, GameRuleError, VariantError
+from companion.storage import StorageError
+
+log = logging.getLogger(__name__)
 
 
 class WebError(CompanionError):
@@ -57,6 +63,10 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(CompanionError)
     def _game_error(e: CompanionError):
+        if isinstance(e, StorageError):  # the game log failed, not the request: the operator must hear of it
+            log.error("%s %s: the game log failed: %s", request.method, request.path, e)
+            return error_response(503, "storage", _("The game log cannot be written now (%(error)s); "
+                                                    "nothing was recorded.", error=str(e)))
         for cls, status, code in GAME_ERRORS:
             if isinstance(e, cls):
                 return error_response(status, code, str(e))

@@ -57,6 +57,24 @@ def test_run_resumes_the_game_after_a_restart(tmp_path):
         proc.communicate(timeout=20)
 
 
+def test_a_second_companion_on_the_same_game_log_is_refused_and_the_first_goes_on(tmp_path):
+    first, url = start(tmp_path)
+    try:
+        second = subprocess.run([sys.executable, "-m", "companion", "run", "--host", "127.0.0.1", "--port", "0",
+                                 "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "Traceback" not in second.stderr
+        assert f"another companion is running on {tmp_path} (process {first.pid})" in second.stderr
+        with urllib.request.urlopen(f"{url}/api/state", timeout=10) as r:
+            assert json.load(r)["hand"] == 1
+    finally:
+        first.kill()  # kill -9: the lock goes with the process
+        first.communicate(timeout=20)
+    again, url = start(tmp_path)  # so the next start is not kept out by the file left behind
+    again.send_signal(signal.SIGTERM)
+    again.communicate(timeout=20)
+    assert again.returncode == 0
+
+
 def test_run_refuses_a_bad_config_file_with_a_clear_message(tmp_path):
     cfg = tmp_path / "companion.toml"
     cfg.write_text("[server]\nport = 99999\n")

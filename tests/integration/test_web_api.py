@@ -588,3 +588,25 @@ def test_a_correction_names_players_by_the_seat_winds_of_the_corrected_hand(app)
     won = r.json["record"]["event"]
     assert (won["winner"], won["discarder"]) == (first_hand["N"], first_hand["W"])
     assert table.player_index("N") == now["N"]  # a new result still names today's seats
+
+
+def test_a_game_log_that_cannot_be_written_is_a_503_and_is_logged(app, monkeypatch, caplog):
+    import logging
+
+    from companion.storage import StorageError
+
+    phone = Phone(app)
+    phone.join(player=0)
+    store = app.extensions["companion"].table.store
+
+    def full(*args, **kwargs):
+        raise StorageError("cannot write to the game log: database or disk is full")
+
+    monkeypatch.setattr(store, "append", full)
+    before = events(app)
+    with caplog.at_level(logging.ERROR, logger="companion.web.errors"):
+        r = phone.post("/api/hands", {"result": "draw"})
+    assert r.status_code == 503 and r.json["error"]["code"] == "storage"  # not the phone's mistake
+    assert "disk is full" in r.json["error"]["message"] and "nothing was recorded" in r.json["error"]["message"]
+    assert any("the game log failed" in rec.getMessage() for rec in caplog.records)
+    assert events(app) == before and phone.get("/api/state").json["history"] == []

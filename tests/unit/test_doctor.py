@@ -1,6 +1,7 @@
 """companion doctor and the health report: plain words, JSON, exit status, each part's failure said plainly."""
 
 import json
+import os
 import sqlite3
 
 import cv2
@@ -19,7 +20,7 @@ from companion.health import (
     gpio_from_status,
     standalone_report,
 )
-from companion.storage import EventStore
+from companion.storage import EventStore, StorageError
 
 
 @pytest.fixture
@@ -80,6 +81,54 @@ def test_an_intact_database_of_something_else_fails(tmp_path):
     con.close()
     check = check_database(settings)
     assert check.level == "fail" and "no such table: events" in check.summary
+
+
+def _log_with_games(settings):
+    from companion.game.events import HandDrawn
+    from companion.hub import Hub
+    from companion.rules.variant import load_variant
+    from companion.table import Table
+
+    with EventStore(settings.db_path) as store:
+        t = Table(store, Hub())
+        t.start_game(load_variant("classical"), ["Ann", "Bob", "Cat", "Dan"])
+        t.record(HandDrawn())
+
+
+@pytest.mark.parametrize("damage, words", [
+    ("PRAGMA user_version = 99", "from a newer version of the companion (schema 99"),
+    ("""UPDATE events SET payload = '{"type": "tile_discarded"}' WHERE id = 2""", "event 2 in the game log cannot be read"),
+    ("UPDATE events SET at = 'garbage' WHERE id = 2", "event 2 in the game log cannot be read"),
+    ("CREATE TABLE t (a); DROP TABLE events; CREATE TABLE events (id INTEGER)", "not a game log"),
+])
+def test_doctor_fails_a_game_log_that_the_companion_would_refuse(tmp_path, damage, words):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
+    _log_with_games(settings)
+    con = sqlite3.connect(settings.db_path)
+    con.executescript(damage)
+    con.close()
+    check = check_database(settings)
+    assert check.level == "fail" and words in check.summary
+    with pytest.raises(StorageError, match=words.split(" (")[0]):  # as `companion run` finds, in the same words
+        with EventStore(settings.db_path) as store:
+            store.events()
+
+
+def test_doctor_fails_a_data_folder_that_is_a_file(tmp_path):
+    (tmp_path / "data").write_text("not a folder")
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path / "data")})
+    check = check_database(settings)
+    assert check.level == "fail" and "is a file, not a folder" in check.summary
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files; the check is for the service user")
+def test_a_read_only_game_log_is_refused_at_opening_and_by_doctor(tmp_path):
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path)})
+    _log_with_games(settings)
+    settings.db_path.chmod(0o444)
+    assert check_database(settings).level == "fail"
+    with pytest.raises(StorageError, match="cannot be written"):
+        EventStore(settings.db_path)
 
 
 def test_an_intact_game_log_reports_its_sizes(tmp_path):
