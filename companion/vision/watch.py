@@ -103,6 +103,7 @@ class _Memory:
 
     dice: tuple | None = None  # None until the first look
     dice_positions: list[tuple[float, float]] = field(default_factory=list)
+    dice_faces: list[int] = field(default_factory=list)  # the face of the die at each of dice_positions
     throws: tuple | None = None  # the game's throws when the dice were last taken (`_throw_mark`)
     breaks: set = field(default_factory=set)
     warned: set = field(default_factory=set)
@@ -152,15 +153,26 @@ class TableWatcher(Worker):
             warm_up()
         except Exception:
             log.exception("vision: warm-up failed")
+        blind = False
         while not self._stop.is_set():
             try:
                 frame = self.camera.latest(after_seq=seq, timeout=1.0)
                 if frame is not None:
                     seq = frame.seq
+                    if blind:  # the camera is back
+                        blind = False
+                        self.hub.set_status("vision", {"ok": True, "calibrated": False})
                     self.process(frame)
+                elif not blind and not self._camera_connected():
+                    blind = True  # the phones see that the cross-checks are off while it is away
+                    self.hub.set_status("vision", {"ok": False, "error": "no pictures: the camera is not connected"})
             except Exception:  # a bad frame must not stop the watcher
                 log.exception("vision: frame failed")
             self._stop.wait(period)
+
+    def _camera_connected(self) -> bool:
+        status = getattr(self.camera, "status", None)
+        return bool(status().get("connected", True)) if callable(status) else True
 
     # --- one frame -----------------------------------------------------------------------------
     def process(self, frame: Frame) -> dict[str, Any] | None:
@@ -248,19 +260,25 @@ class TableWatcher(Worker):
         dice = obs.get("dice") or []
         sig = tuple(sorted((d["face"], d["cocked"], round(d["box"][0] / 8), round(d["box"][1] / 8)) for d in dice))
         positions = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2) for d in dice]
+        seen = [d["face"] for d in dice]  # each die's face, in the order of `positions`
         mem, mark = self.memory, _throw_mark(state)
         if mem.dice is None or state.phase != "throw" or (mark != mem.throws and _latest_throw_source(state) not in (None, "camera")):
             # The first look (dice left from before a restart), dice lying about during play, or
             # dice the box or a phone has just reported (or a throw a player undid): known dice.
-            self._take_dice(sig, positions, mark)
+            self._take_dice(sig, positions, mark, seen)
             return
         if sig == mem.dice or not dice:
             return  # the same dice still lying there, or none yet
         if self._nudged(dice, positions):
-            self._take_dice(sig, positions, mark)  # picked up or pushed aside: not a throw
+            self._take_dice(sig, positions, mark, seen)  # picked up or pushed aside: not a throw
             return
         expected = state.expected_throw() or {}
         rethrow = expected.get("rethrow") or []
+        if not rethrow and self._one_lies_still(dice, positions):
+            # a throw moves every die: one still lying where it lay, with its face, means the
+            # others came into view (a hand or a sleeve lifted off them), not that they were thrown
+            self._take_dice(sig, positions, mark, seen)
+            return
         if rethrow:  # R18: only the dice that moved were thrown again
             old = mem.dice_positions
             moved = [i for i, p in enumerate(positions) if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 6 for q in old)]
@@ -277,12 +295,23 @@ class TableWatcher(Worker):
             log.warning("vision: dice not recorded: %s", e)
             return
         finally:
-            self._take_dice(sig, positions, _throw_mark(self.table.state))
+            self._take_dice(sig, positions, _throw_mark(self.table.state), seen)
         for i in cocked:  # R18: a cocked die is thrown again
             self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
 
-    def _take_dice(self, sig: tuple, positions: list, mark: tuple) -> None:
+    def _take_dice(self, sig: tuple, positions: list, mark: tuple, faces: list[int]) -> None:
         self.memory.dice, self.memory.dice_positions, self.memory.throws = sig, positions, mark
+        self.memory.dice_faces = faces
+
+    def _one_lies_still(self, dice: list[dict], positions: list) -> bool:
+        """Whether some die lies where a die lay before, showing the same face (within a quarter
+        of its width: not moved at all)."""
+        for d, p in zip(dice, positions):
+            reach = 0.25 * max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])
+            if any(face == d["face"] and np.hypot(p[0] - q[0], p[1] - q[1]) <= reach
+                   for face, q in zip(self.memory.dice_faces, self.memory.dice_positions)):
+                return True
+        return False
 
     def _nudged(self, dice: list[dict], positions: list) -> bool:
         """The same faces as before, each die close to where one lay: moved by hand, not thrown."""

@@ -206,3 +206,49 @@ def test_the_watcher_reads_face_up_tiles_unless_told_not_to(table, watcher):
     quick = TableWatcher(table, table.hub, None, msgspec.structs.replace(watcher.settings, read_tiles=False))
     obs = still_frames(quick, image)
     assert obs["tiles"] == [] and obs["tiles_note"] == "not asked"
+
+
+def test_dice_half_hidden_at_the_first_look_are_no_throw_when_they_come_into_view(table, watcher):
+    def die(face, x, y):
+        return {"face": face, "box": [x, y, x + 15, y + 15], "cocked": False}
+
+    watcher.check({"dice": [die(5, 100, 100)], "calibrated": False})  # a restart; a hand lies over the other die
+    watcher.check({"dice": [die(5, 100, 100), die(2, 200, 100)], "calibrated": False})  # the hand is lifted
+    assert camera_throws(table) == []  # the 5 never moved: nothing was thrown
+    watcher.check({"dice": [die(3, 400, 300), die(6, 450, 320)], "calibrated": False})  # a real throw moves both
+    assert [t.faces for t in camera_throws(table)] == [[3, 6]]
+
+
+def test_the_watchers_status_says_when_the_camera_gives_no_pictures(table):
+    import time
+
+    import numpy as np
+
+    class Camera:  # unplugged at first, then plugged in again
+        connected = False
+
+        def latest(self, after_seq=None, timeout=1.0):
+            time.sleep(0.02)
+            if not self.connected:
+                return None
+            return Frame(image=np.full((720, 1280, 3), 90, np.uint8), seq=(after_seq or 0) + 1, t=time.monotonic())
+
+        def status(self):
+            return {"connected": self.connected}
+
+    camera = Camera()
+    vs = msgspec.structs.replace(load_settings(env={}).vision, fps=20.0)
+    watcher = TableWatcher(table, table.hub, camera, vs)
+    watcher.start()
+    try:
+        deadline = time.monotonic() + 20
+        while table.hub.status.get("vision", {}).get("ok", True) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        status = table.hub.status["vision"]
+        assert status["ok"] is False and "camera is not connected" in status["error"]
+        camera.connected = True
+        while not table.hub.status["vision"]["ok"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert table.hub.status["vision"]["ok"] is True
+    finally:
+        watcher.stop()
