@@ -152,3 +152,22 @@ def test_stop_wakes_waiting_consumers(plug):
     cam.stop()
     t.join(timeout=5)
     assert not t.is_alive() and got == [None]
+
+
+def test_the_status_shows_the_photos_a_replay_skipped_after_it_connected(tmp_path):
+    import cv2
+
+    from companion.hardware.camera.replay import ReplaySource
+
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((48, 64, 3), 90, np.uint8))
+    (tmp_path / "b.png").write_bytes(b"garbage")  # found unreadable at the first round, after connecting
+    hub = Hub()
+    cam = CameraService(ReplaySource(tmp_path, fps=50), hub, spec="replay", status_every=0.05)
+    cam.start()
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not hub.status.get("camera", {}).get("device", {}).get("skipped"):
+            time.sleep(0.02)
+        assert hub.status["camera"]["device"]["skipped"] == ["b.png"]
+    finally:
+        cam.stop()

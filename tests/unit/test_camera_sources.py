@@ -53,10 +53,13 @@ def test_folder_replay_skips_a_corrupt_photo_and_passes_truth_on(tmp_path):
         cv2.imwrite(str(tmp_path / f"{i:02d}.png"), image(i))
     (tmp_path / "01.json").write_text(json.dumps({"dice": [3, 4]}))
     (tmp_path / "015.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    whole = cv2.imencode(".jpg", image(7, (640, 480)))[1].tobytes()
+    (tmp_path / "016.jpg").write_bytes(whole[: len(whole) // 2])  # cut short: it would decode half grey
     (tmp_path / "notes.txt").write_text("not an image")
     with ReplaySource(tmp_path, fps=0) as src:
         frames = [src.read() for _ in range(4)]
-        assert src.describe()["skipped"] == ["015.jpg"] and src.describe()["images"] == 4
+        # each left out of the loop once and for all (not decoded, and complained of, at every round)
+        assert src.describe()["skipped"] == ["015.jpg", "016.jpg"] and src.describe()["images"] == 3
     assert [f.seq for f in frames] == [1, 2, 3, 4]
     assert np.array_equal(frames[0].image, image(0)) and np.array_equal(frames[3].image, image(0))  # loops
     assert frames[1].truth == {"dice": [3, 4]} and frames[0].truth is None

@@ -71,17 +71,20 @@ class ReplaySource(FrameSource):
                     raise CameraError("replay: end of the folder")
                 self._index = 0
             path = self._files[self._index]
-            self._index += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            why = _unreadable(path)
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR) if why is None else None
             if image is None:
                 if not self.path.is_dir():
                     raise CameraError(f"replay: the folder {self.path} went away")
-                if path.name not in self.skipped:
-                    self.skipped.append(path.name)
-                    log.warning("replay: skipping %s: not a readable image", path)
+                # left out of the loop for good: not decoded (and complained of by the decoder) again
+                del self._files[self._index]
+                self.skipped.append(path.name)
+                log.warning("replay: skipping %s: %s", path, why or "not a readable image")
                 continue
+            self._index += 1
             return image, _truth_beside(path)
-        raise CameraError(f"replay: none of the {len(self._files)} images in {self.path} can be read")
+        raise CameraError(f"replay: none of the images in {self.path} can be read "
+                          f"({len(self.skipped)} skipped)")
 
     def _read_video(self):
         assert self._video is not None
@@ -106,6 +109,20 @@ class ReplaySource(FrameSource):
         if self._files:
             out["images"] = len(self._files)
         return out
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why a photo cannot serve as a frame before it is decoded, or None: a JPEG cut short
+    decodes to a half-grey picture without an error, and would never hold still in a loop."""
+    if path.suffix.lower() in (".jpg", ".jpeg"):
+        try:
+            with open(path, "rb") as f:
+                f.seek(max(0, path.stat().st_size - 1024))
+                if b"\xff\xd9" not in f.read():
+                    return "a JPEG cut short (no end marker)"
+        except OSError as e:
+            return f"cannot read: {e.strerror}"
+    return None
 
 
 def _truth_beside(image: Path) -> dict[str, Any] | None:

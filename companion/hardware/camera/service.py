@@ -131,6 +131,8 @@ class CameraService(Worker):
             now = time.monotonic()
             if now - last_status >= self.status_every:
                 last_status = now
+                if self._source is not None:  # what the device says of itself may change (files skipped)
+                    self._status["device"] = self._source.describe()
                 self.hub.set_status("camera", self.status())
             if self.min_interval:  # a source faster than asked for must not eat the CPU recognition needs
                 wait = self.min_interval - (time.monotonic() - now)
