@@ -299,10 +299,11 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     no_file: bool = False,
+    overrides_from: str = "command-line options",
 ) -> Settings:
     """Build the settings. `overrides` (from command-line options) win over everything;
     `no_file`: read no configuration file at all (`config check` passes a file's sound keys as
-    overrides)."""
+    overrides, `overrides_from` naming the file in messages)."""
     env = os.environ if env is None else env
     data: dict[str, Any] = {}
     origin = "defaults"
@@ -312,6 +313,11 @@ def load_settings(
         origin = str(path)
     data = deep_merge(data, _env_overrides(env))
     data = deep_merge(data, overrides or {})
+    # a bad value is named with where it may have come from: the file, the environment, the options
+    given = [n for n in ("COMPANION_DATA_DIR", "COMPANION_HOST", "COMPANION_PORT") if env.get(n)]
+    given += [overrides_from] if overrides else []
+    if given:
+        origin += " with " + ", ".join(given)
     settings = convert(data, Settings, origin, ConfigError)
     if not settings.data_dir:
         settings.data_dir = str(default_data_dir())

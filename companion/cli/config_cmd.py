@@ -111,7 +111,7 @@ def check(file: Path | None) -> None:
         found, cleaned = problems(data)
     notes: list[str] = []
     try:  # what is left once the faulty keys are set aside, over the environment and the defaults
-        settings = load_settings(overrides=cleaned, no_file=True)
+        settings = load_settings(overrides=cleaned, no_file=True, overrides_from=str(path))
     except CompanionError as e:  # the environment (COMPANION_PORT …) can be wrong too
         found.append(str(e))
     else:

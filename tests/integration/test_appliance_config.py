@@ -74,6 +74,8 @@ def test_check_reports_toml_syntax_and_the_environment(tmp_path):
     ok.write_text("")
     r = companion("config", "check", str(ok), env={"COMPANION_PORT": "http"})
     assert r.returncode == 1 and "COMPANION_PORT must be a number" in r.stderr
+    r = companion("config", "check", str(ok), env={"COMPANION_PORT": "70000"})  # a number, out of range
+    assert r.returncode == 1 and "with COMPANION_PORT: server: port must be between 1 and 65535" in r.stderr
 
 
 def test_check_without_a_file_checks_the_defaults():
