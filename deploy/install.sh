@@ -119,8 +119,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   # system packages visible: picamera2 and lgpio come from apt on Raspberry Pi OS
   run "$PYTHON" -m venv --system-site-packages "$VENV"
 fi
-# the installed version is recorded as a digest of the sources: reinstall only when they changed
-digest="$(cd "$SRC" && find pyproject.toml companion deploy -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
+# the installed version is recorded as a digest of the sources (the firmware's box logic is part of
+# the package): reinstall only when they changed
+digest="$(cd "$SRC" && find pyproject.toml companion firmware deploy -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
   -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)"
 if [ "$(cat "$ROOT$APP/installed-source" 2>/dev/null)" != "$digest" ]; then
   change "install the companion into $APP/venv"

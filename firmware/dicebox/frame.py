@@ -27,8 +27,10 @@ def decode(line):
     None when the line is not a well-framed, checksummed ASCII line: the box answers those
     with ERR and otherwise ignores them.
     """
-    line = line.rstrip(b"\r\n")
-    if len(line) > MAX_LINE - 2 or len(line) < 4 or line[0] != 0x24 or line[-3] != 0x2A:  # '$', '*'
+    stripped = line.rstrip(b"\r\n")
+    ending = len(line) - len(stripped) or 1  # a bare "\n" is a line ending too (at least one byte of one)
+    line = stripped
+    if len(line) + ending > MAX_LINE or len(line) < 4 or line[0] != 0x24 or line[-3] != 0x2A:  # '$', '*'
         return None
     body = line[1:-3]
     for b in body:

@@ -86,6 +86,18 @@ def test_nobody_claims_the_discard_within_the_window_so_it_is_self_drawn(panel):
     assert lit(f, p.settings.seat_lamps) == [True, False, False, False]
 
 
+def test_a_win_being_entered_is_dropped_when_a_phone_records_the_result_meanwhile(panel):
+    from companion.game.events import HandWon
+
+    p, table, f = panel
+    p.press("seat2")  # Cat presses "I won" and waits for the discarder …
+    table.record(HandWon(winner=2, discarder=1))  # … who enters it on a phone instead
+    time.sleep(p.settings.discard_window + 0.3)
+    assert [(h["winner"], h["from"]) for h in table.state.history] == [("Cat", "Bob")]  # not a second win
+    assert table.hub.status["gpio"]["pending_win"] is None
+    assert "was not recorded" in table.hub.status["gpio"]["last_action"]
+
+
 def test_long_press_records_a_draw_and_nothing_else(panel):
     p, table, f = panel
     p.press("seat2", hold=True)

@@ -60,6 +60,13 @@ class PendingWin:
     winner: int
     since: float
     timer: threading.Timer
+    #: the results of the game when the button was pressed (`_results`): another result means
+    #: the hand was settled elsewhere (a phone), and this win is no longer to be recorded
+    results: tuple = ()
+
+
+def _results(state: dict[str, Any] | None) -> tuple:
+    return (state.get("game"), len(state.get("history") or [])) if state else ()
 
 
 class Panel:
@@ -164,6 +171,10 @@ class Panel:
     def _render(self, state: dict[str, Any] | None) -> None:
         with self._lock:
             self._last_state = state
+            if self._pending is not None and _results(state) != self._pending.results:
+                winner = self._pending.winner
+                self._cancel_pending()  # a phone recorded (or undid) a result meanwhile: not a second win
+                self._action(f"the win pressed at seat {winner} was not recorded: the result changed meanwhile")
             pending = self._pending
             over = bool(state and state.get("game_over"))
             dealer = state.get("dealer") if state and not over else None
@@ -223,7 +234,7 @@ class Panel:
             if pending is None:
                 timer = threading.Timer(self.settings.discard_window, self._window_over, args=(seat,))
                 timer.daemon = True
-                self._pending = PendingWin(seat, time.monotonic(), timer)
+                self._pending = PendingWin(seat, time.monotonic(), timer, _results(self._last_state))
                 timer.start()
                 self._action(f"seat {seat} pressed 'I won': waiting {self.settings.discard_window:g} s for the discarder")
                 self._render(self._last_state)
