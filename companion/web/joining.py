@@ -54,6 +54,8 @@ def check_code(code: str) -> str:
         raise WebError(429, "too_many_attempts",
                        _("Too many wrong codes. Wait %(seconds)d seconds and try again.", seconds=wait),
                        headers={"Retry-After": str(wait)})
+    if not code.strip():  # nothing typed is no wrong guess: no strike against the address
+        raise WebError(403, "wrong_code", _("Enter the table code."))
     role = web().access.role_for(code)
     if role is None:
         limiter.failed(address)

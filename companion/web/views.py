@@ -195,8 +195,9 @@ def new_game_form():
         start_new_game(request.form.get("variant", ""), players)
     except (WebError, CompanionError) as e:
         message = e.message if isinstance(e, WebError) else str(e)
-        return page("settings.html", variants=list_variants(), error=message, status=400,
-                    table_code=web().access.table_code, host_code_hint=True)
+        return page("settings.html", variants=list_variants(), error=message, status=400,  # what was typed, kept
+                    table_code=web().access.table_code, host_code_hint=True,
+                    typed=players, typed_variant=request.form.get("variant", ""))
     return redirect(url_for("views.seat"), 303)
 
 

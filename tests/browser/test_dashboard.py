@@ -190,6 +190,8 @@ def test_screenshots_and_small_screens(live, browsers):
     tablet.size(1280, 800, mobile=False)
     wait_live(tablet)
     wait(tablet).until(EC.text_to_be_present_in_element((By.ID, "links"), "connected"))
+    links = css(tablet, "#links").text
+    assert "object" not in links and "dice box: connected" in links  # counts, named in the page's words
     assert css(tablet, "#table-code").text == TABLE_CODE  # players see the code to invite others
     assert no_horizontal_scroll(tablet)
     tablet.shot("table-tablet")

@@ -610,3 +610,23 @@ def test_a_game_log_that_cannot_be_written_is_a_503_and_is_logged(app, monkeypat
     assert "disk is full" in r.json["error"]["message"] and "nothing was recorded" in r.json["error"]["message"]
     assert any("the game log failed" in rec.getMessage() for rec in caplog.records)
     assert events(app) == before and phone.get("/api/state").json["history"] == []
+
+
+def test_an_empty_code_asks_for_the_code_and_costs_no_attempt(app):
+    phone = Phone(app, "192.0.2.30")
+    for _ in range(6):  # more than the wrong codes allowed
+        r = phone.join(code="  ")
+        assert r.status_code == 403 and r.json["error"]["message"] == "Enter the table code."
+    assert phone.join().status_code == 200  # not locked out
+
+
+def test_a_refused_new_game_form_keeps_what_the_host_typed(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    token = host.get("/api/session").json["csrf_token"]
+    form = {"csrf_token": token, "variant": "riichi", "player0": "Al", "player1": "Al", "player2": "Cy", "player3": "Di"}
+    r = host.c.post("/settings/game", data=form, environ_base={"REMOTE_ADDR": host.address})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 400 and "player names must differ" in page
+    assert page.count('value="Al"') == 2 and 'value="Cy"' in page and 'value="Di"' in page
+    assert '<option value="riichi" selected' in page

@@ -280,9 +280,14 @@
         const s = links[name];
         const ok = s && s.connected;
         const text = !s ? S.unknown_link : ok ? S.connected : S.disconnected;
-        const detail = s ? [s.kind, s.url, s.firmware, s.errors ? `errors: ${s.errors}` : null].filter(Boolean).join(" · ") : "";
+        // the dice link counts its bad lines by kind ({bad_checksum: 2, …}): their sum is what a player can use
+        const errors = s && s.errors && typeof s.errors === "object"
+          ? Object.values(s.errors).reduce((sum, n) => sum + (Number(n) || 0), 0) : Number(s && s.errors) || 0;
+        const detail = s ? [s.kind, s.url, s.firmware, errors ? fmt(S.link_errors, { n: errors }) : null]
+          .filter(Boolean).join(" · ") : "";
         return el("li", { class: `link ${!s ? "absent" : ok ? "ok" : "down"}`, "data-link": name },
-          el("strong", { text: `${name}: ` }), text, detail ? el("span", { class: "muted", text: ` ${detail}` }) : null);
+          el("strong", { text: `${S["link_" + name] || name}: ` }), text,
+          detail ? el("span", { class: "muted", text: ` ${detail}` }) : null);
       }));
     }
     const cam = $("#camera");
