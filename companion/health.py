@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -176,9 +177,13 @@ def probe_gpio(settings: Settings) -> Check:
         factory = MockFactory()
     hub = Hub()
     panel = Panel(_NoTable(), hub, settings.gpio, factory)
-    panel.start()
+    with warnings.catch_warnings(record=True) as said:  # gpiozero's fallback warnings: into the report
+        warnings.simplefilter("always")
+        panel.start()
     check = gpio_from_status(hub.status.get("gpio"))
     panel.stop()
+    if said:
+        check.details["library_warnings"] = sorted({str(w.message) for w in said})
     if check.level == "fail" and "in use" in check.summary.lower():
         check.summary += " (is the companion service running? it holds the pins)"
     return check

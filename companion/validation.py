@@ -52,6 +52,8 @@ def explain(err: msgspec.ValidationError, root: type) -> str:
         choices = _choices(root, path)
         if choices:
             msg += f" (one of: {', '.join(choices)})"
+    elif re.fullmatch(r"Expected `int( \| null)?`, got `float`", msg):
+        msg = "a whole number, not a fraction"  # e.g. a hand value of 2.5 typed on a phone
     return f"{path}: {msg}" if path else msg
 
 

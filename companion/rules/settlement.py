@@ -152,6 +152,11 @@ def _riichi(spec: RiichiSettlement, r: HandResult, *, dealer: int, honba: int, p
     if r.value is None:  # a win without a value moves only the sticks
         deltas[r.winner] += pot
         return Payment(tuple(deltas), 0)  # type: ignore[arg-type]
+    if r.value < 5 and r.fu == 20 and (r.discarder is not None or r.value < 2):
+        # 20 fu is only a self-drawn pinfu hand, which has pinfu and tsumo: 2 han at least
+        raise GameRuleError("20 fu is a self-drawn pinfu hand: never on a discard, and at least 2 han")
+    if r.value < 5 and r.fu == 25 and r.value < 2:
+        raise GameRuleError("25 fu is seven pairs, which is 2 han at least")  # chiitoitsu alone is 2 han
     base = riichi_base(r.value, r.fu, kiriage=spec.kiriage_mangan)
     w = r.winner
     if r.discarder is None:  # tsumo

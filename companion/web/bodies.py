@@ -61,9 +61,9 @@ class HandBody(Body):
             raise ValueError("a win needs a winner")
         if self.result == "draw" and (self.winner is not None or self.from_ is not None):
             raise ValueError("a draw has no winner")
-        for v in (self.value, self.fu):
+        for name, v in (("value", self.value), ("fu", self.fu)):
             if v is not None and not -SCORE_LIMIT <= v <= SCORE_LIMIT:
-                raise ValueError(f"value and fu must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
+                raise ValueError(f"{name} must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
         for k, v in self.hand_scores.items():
             if not -SCORE_LIMIT <= v <= SCORE_LIMIT:
                 raise ValueError(f"hand_scores: {k!r}: a hand score must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")

@@ -76,6 +76,7 @@ def client_strings() -> dict[str, str]:
         "you": _("you"),
         "east_marker": _("East (dealer)"),
         "self_drawn": _("Self-drawn"),
+        "discarder": _("Won on the discard of"),
         "draw": _("Draw"),
         "won": _("%(winner)s won"),
         "won_from": _("%(winner)s won from %(from)s"),

@@ -351,6 +351,7 @@ def test_the_roll_button_presses_the_virtual_box_and_a_real_box_says_to_press_it
     ({"json": {"result": "win", "winner": 0, "from": 0}}, 409, "refused"),
     ({"json": {"result": "draw", "extra": 1}}, 400, "bad_request"),
     ({"json": {"result": "win", "winner": 0, "hand_scores": {"1": 1_000_001}}}, 400, "bad_request"),
+    ({"json": {"result": "win", "winner": 0, "value": 2.5}}, 400, "bad_request"),
     ({"json": {"result": "win", "winner": 0, "hand_scores": {"2": -10**15}}}, 400, "bad_request"),
     ({"json": {"result": "win", "winner": 0, "hand_scores": {"Zed": 8}}}, 400, "unknown_player"),
     ({"json": {"result": "win", "winner": 0, "hand_scores": {"1": 8, "S": 10}}}, 400, "bad_request"),
@@ -630,3 +631,13 @@ def test_a_refused_new_game_form_keeps_what_the_host_typed(app):
     assert r.status_code == 400 and "player names must differ" in page
     assert page.count('value="Al"') == 2 and 'value="Cy"' in page and 'value="Di"' in page
     assert '<option value="riichi" selected' in page
+
+
+def test_a_fraction_as_a_hand_value_is_explained_in_words(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 2.5})
+    assert r.status_code == 400 and r.json["error"]["message"] == "value: a whole number, not a fraction"
+    r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 10**7})
+    assert r.status_code == 400 and "value must be between" in r.json["error"]["message"]
+    assert "fu" not in r.json["error"]["message"]  # only the field that is wrong is named

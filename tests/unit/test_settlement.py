@@ -108,3 +108,18 @@ def test_every_settlement_sums_to_zero_outside_the_riichi_pot():
             for discarder in [None, *[p for p in range(4) if p != winner]]:
                 p = settle(spec, HandResult(winner=winner, discarder=discarder, value=value), dealer=1)
                 assert sum(p.deltas) == 0
+
+
+@pytest.mark.parametrize("han, fu, discarder, words", [
+    (1, 20, None, "20 fu"),  # pinfu tsumo is 2 han already
+    (2, 20, 1, "never on a discard"),  # a discard win with pinfu is 30 fu
+    (1, 25, 1, "seven pairs"),
+])
+def test_riichi_han_and_fu_that_no_hand_can_have_are_refused(han, fu, discarder, words):
+    with pytest.raises(GameRuleError, match=words):
+        settle(RIICHI, HandResult(winner=0, discarder=discarder, value=han, fu=fu), dealer=0)
+
+
+def test_riichi_the_smallest_real_hands_score():
+    assert settle(RIICHI, HandResult(winner=1, discarder=None, value=2, fu=20), dealer=0).deltas[1] == 1500
+    assert settle(RIICHI, HandResult(winner=1, discarder=2, value=2, fu=25), dealer=0).deltas[1] == 1600

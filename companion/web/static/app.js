@@ -350,7 +350,7 @@
     const form = el("form", { class: "correct" },
       el("label", {}, S.who_won + " ", el("select", { name: "winner" },
         el("option", { value: "draw", text: S.draw, selected: ev.type === "hand_drawn" }), ...options(ev.winner, false))),
-      el("label", {}, S.self_drawn + " / ", el("select", { name: "from" }, ...options(ev.discarder, true))),
+      el("label", {}, S.discarder + " ", el("select", { name: "from" }, ...options(ev.discarder, true))),
       el("label", {}, S.value + " ", el("input", { type: "number", name: "value", value: ev.value ?? "" })),
       el("button", { type: "submit", text: S.save }),
       el("button", { type: "button", class: "secondary", text: S.cancel, onclick: () => form.remove() }));
