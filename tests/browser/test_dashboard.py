@@ -98,6 +98,23 @@ def test_two_phones_join_by_code_see_each_others_result_within_a_second_and_undo
     wait(ann).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#log li.undone")))
 
 
+def test_a_refused_result_shows_its_error_where_the_phone_is_scrolled(live, browsers):
+    services, base = live
+    ann = browsers()
+    join(ann, base, seat=0)
+    wait_live(ann)
+    ann.size(360, 640, mobile=True)
+    css(ann, 'button[data-winner="1"]').click()
+    css(ann, "#hand-value").send_keys("-5")
+    ann.execute_script("document.querySelector('button[data-from=\"0\"]').scrollIntoView({block: 'end'})")
+    css(ann, 'button[data-from="0"]').click()
+    wait(ann).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#errors .error")))
+    top, bottom = ann.execute_script(
+        "const r = document.querySelector('#errors .error').getBoundingClientRect(); return [r.top, r.bottom];")
+    assert 0 <= top and bottom <= 640  # in view, not at the top of a page scrolled past it
+    assert services.table.state.history == []
+
+
 def test_language_switch_and_browser_language(live, browsers):
     services, base = live
     czech = browsers(lang="cs-CZ")
