@@ -24,7 +24,7 @@ LOCK_NAME = "companion.lock"
 
 
 class DataDirLock:
-    """`with DataDirLock(data_dir):` — StorageError if another companion holds that folder."""
+    """`acquire()` (StorageError if another companion holds that folder) and `release()`."""
 
     def __init__(self, data_dir: str | os.PathLike) -> None:
         self.path = Path(data_dir) / LOCK_NAME
@@ -50,10 +50,3 @@ class DataDirLock:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the lock; the file stays for the next holder
             self._fd = None
-
-    def __enter__(self) -> "DataDirLock":
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()

@@ -315,8 +315,8 @@ class TableWatcher(Worker):
 
     def _nudged(self, dice: list[dict], positions: list) -> bool:
         """The same faces as before, each die close to where one lay: moved by hand, not thrown."""
-        old, old_faces = self.memory.dice_positions, sorted(f for f, *_ in self.memory.dice)
-        if len(dice) != len(old) or sorted(d["face"] for d in dice) != old_faces:
+        old = self.memory.dice_positions
+        if len(dice) != len(old) or sorted(d["face"] for d in dice) != sorted(self.memory.dice_faces):
             return False
         for d, p in zip(dice, positions):
             reach = NUDGE_WIDTHS * max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])
