@@ -483,6 +483,18 @@ def test_language_from_accept_language_and_manual_switch(app):
     assert 'lang="cs"' in page and "Připojit se ke stolu" in page
 
 
+def test_every_page_says_it_needs_javascript_when_it_is_off(app):
+    """The views are drawn by app.js: without it a phone would show an empty page and no reason."""
+    import re
+
+    phone = Phone(app)
+    for path in ("/join", "/seat", "/table", "/history", "/settings"):
+        page = phone.get(path, follow_redirects=True).get_data(as_text=True)
+        assert re.search(r"<noscript>.*needs JavaScript.*</noscript>", page, re.S), path
+    page = phone.get("/join", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Diese Seite braucht JavaScript" in page
+
+
 def test_openapi_documents_every_api_route(app):
     from openapi_spec_validator import validate
 
