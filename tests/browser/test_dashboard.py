@@ -113,6 +113,29 @@ def test_a_refused_result_shows_its_error_where_the_phone_is_scrolled(live, brow
         "const r = document.querySelector('#errors .error').getBoundingClientRect(); return [r.top, r.bottom];")
     assert 0 <= top and bottom <= 640  # in view, not at the top of a page scrolled past it
     assert services.table.state.history == []
+    # back at the same step with the value typed, to mend it rather than start again
+    wait(ann).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'button[data-from="0"]'))
+    assert css(ann, "#hand-value").get_attribute("value") == "-5"
+    css(ann, "#hand-value").clear()
+    css(ann, "#hand-value").send_keys("8")
+    css(ann, 'button[data-from="0"]').click()
+    wait(ann).until(lambda d: services.table.state.history)
+    assert services.table.state.history[-1]["winner"] == "Bob"
+
+
+def test_what_is_typed_in_the_recorder_survives_another_phones_update(live, browsers):
+    services, base = live
+    ann = browsers()
+    join(ann, base, seat=0)
+    wait_live(ann)
+    css(ann, 'button[data-winner="1"]').click()
+    css(ann, "#hand-value").send_keys("32")
+    services.table.record(DiceThrown(faces=[3, 4], source="sim"))  # the state moves on meanwhile: a redraw
+    wait(ann).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, '[data-bind="last-dice"]'), "3 + 4"))
+    assert css(ann, "#hand-value").get_attribute("value") == "32"
+    css(ann, 'button[data-from="0"]').click()
+    wait(ann).until(lambda d: services.table.state.history)
+    assert services.table.state.history[-1]["value"] == 32
 
 
 def test_language_switch_and_browser_language(live, browsers):

@@ -193,8 +193,13 @@
     }));
   }
 
-  // two taps: who won (or draw), then from whom (or self-drawn); the value is optional
+  // two taps: who won (or draw), then from whom (or self-drawn); the value is optional. What was
+  // typed or ticked lives here, not only in the form: every state update redraws the recorder, and
+  // a refused result goes back to the step it came from with it
   let pickedWinner = null;
+  let typedValue = "";
+  const readyTicked = new Set();
+  function pick(winner) { pickedWinner = winner; typedValue = ""; readyTicked.clear(); renderRecorder(); }
   function renderRecorder() {
     const box = $("#recorder");
     if (!box || !canWrite) return;
@@ -207,19 +212,20 @@
         el("p", { class: "step", id: "step-title", text: S.who_won }),
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
           ...state.players.map((_, i) => el("button", { type: "button", class: "choice", "data-winner": i,
-            text: seatLabel(i), onclick: () => { pickedWinner = i; renderRecorder(); } })),
+            text: seatLabel(i), onclick: () => pick(i) })),
           el("button", { type: "button", class: "choice secondary", "data-winner": "draw", text: S.draw,
-            onclick: () => { pickedWinner = "draw"; renderRecorder(); } })));
+            onclick: () => pick("draw") })));
     } else if (pickedWinner === "draw") {
       const ready = state.variant.counter === "honba";
       steps.replaceChildren(
         el("p", { class: "step", id: "step-title", text: S.drawn }),
         ready ? el("fieldset", { class: "ready" }, el("legend", { text: S.tenpai }),
-          ...state.players.map((name, i) => el("label", {}, el("input", { type: "checkbox", name: "ready", value: i }), " " + name))) : null,
+          ...state.players.map((name, i) => el("label", {}, el("input", { type: "checkbox", name: "ready", value: i,
+            checked: readyTicked.has(i), onchange: (e) => (e.target.checked ? readyTicked.add(i) : readyTicked.delete(i)) }),
+          " " + name))) : null,
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
           el("button", { type: "button", class: "choice", "data-confirm": "draw", text: S.confirm_draw, onclick: () => {
-            const readyList = $$('input[name="ready"]:checked', box).map((c) => Number(c.value));
-            record({ result: "draw", ready: readyList });
+            record({ result: "draw", ready: [...readyTicked].sort((a, b) => a - b) });
           } }),
           el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: () => { pickedWinner = null; renderRecorder(); } })));
     } else {
@@ -228,7 +234,8 @@
       steps.replaceChildren(
         el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
         el("p", { class: "value" }, el("label", { for: valueId, text: S.value + " " }),
-          el("input", { id: valueId, type: "number", inputmode: "numeric", min: "0", max: "1000000", name: "value" })),
+          el("input", { id: valueId, type: "number", inputmode: "numeric", min: "0", max: "1000000", name: "value",
+            value: typedValue || null, oninput: (e) => { typedValue = e.target.value; } })),
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
           el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn,
             onclick: () => record({ result: "win", winner, from: null, value: readValue() }) }),
@@ -243,11 +250,17 @@
     return v === "" || v === undefined ? null : Number(v);
   }
   function record(result) {
-    pickedWinner = null;
-    post("/api/hands", result).then((answer) => {
-      toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
-    }).catch(() => null);
+    const picked = pickedWinner;
+    pickedWinner = null;  // at once, so that a second tap cannot record it twice
     renderRecorder();
+    post("/api/hands", result).then((answer) => {
+      typedValue = "";
+      readyTicked.clear();
+      toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
+    }).catch(() => {
+      // refused (the reason shows at the top): back to the step, with what was typed, to mend it
+      if (pickedWinner === null) { pickedWinner = picked; renderRecorder(); }
+    });
   }
 
   function renderRolls() {
