@@ -1,6 +1,6 @@
 """Box-and-face precision, recall and F1 of the dice reader on labelled real photos.
 
-    python models/dice/eval_real.py DATA_DIR [--part val|train|all] [--iou 0.5] [--errors OUT_DIR] [--json]
+    python models/dice/eval_real.py DATA_DIR [--part val|train|all|fit|tune] [--iou 0.5] [--errors OUT_DIR] [--json]
 
 DATA_DIR holds images/ and labels/ (YOLO format, class = face − 1), e.g. the team's real_dice
 split. A reading is a true positive when its box overlaps a not yet matched labelled die with
@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from realdata import photos  # noqa: E402
+from realdata import PARTS, photos  # noqa: E402
 
 from companion.vision.dice import DiceReader, _iou  # noqa: E402
 
@@ -94,7 +94,7 @@ def evaluate(data: Path, part: str = "val", min_iou: float = 0.5, errors: Path |
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("data", type=Path)
-    ap.add_argument("--part", choices=["val", "train", "all"], default="val")
+    ap.add_argument("--part", choices=PARTS, default="val")
     ap.add_argument("--iou", type=float, default=0.5)
     ap.add_argument("--errors", type=Path, help="write photos with mistakes drawn into this folder")
     ap.add_argument("--models", type=Path, help="folder with dice_detect.onnx and dice_face.onnx")

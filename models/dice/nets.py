@@ -5,7 +5,7 @@
   Depthwise-separable convolutions keep it near 0.1 GMAC at 320×320.
 * `FaceNet`: reads one square crop around a found die (48 or 72 px, any multiple of 24): 7 logits
   (0 = not a die, 1..6 = the face up) and one "cocked" logit (R18). The crop size only changes
-  the last pooling, so a 48 px model's weights start a 72 px one.
+  the last pooling, so a 48 px model's weights start a 72 px one. `width` scales its channels.
 """
 
 from __future__ import annotations
@@ -50,19 +50,22 @@ class Detector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    def __init__(self, crop: int = 72) -> None:
+    def __init__(self, crop: int = 72, width: float = 1.0) -> None:
+        """`width` scales every layer's channels (1.0: the shipped size, ~0.7 MiB; the run time
+        takes any width, since it reads only the ONNX file)."""
         super().__init__()
         if crop % 24:
             raise ValueError(f"the face model's crop must be a multiple of 24 px, not {crop}")
         self.crop = crop
+        c = [max(8, round(n * width)) for n in (24, 32, 48, 64, 96)]
         self.features = nn.Sequential(
-            cbr(3, 24), cbr(24, 32, s=2), cbr(32, 32),  # 36×36 (from a 72×72 crop; 24×24 from 48×48)
-            cbr(32, 48, s=2), cbr(48, 48),  # 18×18
-            cbr(48, 64, s=2), cbr(64, 64),  # 9×9
+            cbr(3, c[0]), cbr(c[0], c[1], s=2), cbr(c[1], c[1]),  # 36×36 (from a 72×72 crop; 24×24 from 48×48)
+            cbr(c[1], c[2], s=2), cbr(c[2], c[2]),  # 18×18
+            cbr(c[2], c[3], s=2), cbr(c[3], c[3]),  # 9×9
             nn.AvgPool2d(crop // 24),  # 3×3: where the pips are, coarsely
         )
-        self.fc = nn.Sequential(nn.Flatten(), nn.Linear(64 * 9, 96), nn.ReLU(inplace=True), nn.Dropout(0.2),
-                                nn.Linear(96, 8))
+        self.fc = nn.Sequential(nn.Flatten(), nn.Linear(c[3] * 9, c[4]), nn.ReLU(inplace=True), nn.Dropout(0.2),
+                                nn.Linear(c[4], 8))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.features(x))

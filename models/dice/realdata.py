@@ -5,6 +5,11 @@ time they were taken, so that no arrangement of dice is in both halves: three bl
 session — crowded dice in the cardboard tray at the start, a crowded light-box block in the
 middle and the cardboard-tray block at the end — are held out for validation (`VAL_BLOCKS`,
 times HHMMSS inclusive); the model is trained on the rest.
+
+Choosing between training runs on the validation blocks would make their figures optimistic, so
+two more blocks of the training photos (`TUNE_BLOCKS`) can be set aside as a tuning split: a
+candidate is trained on "fit" (train without tune), compared on "tune", and the chosen recipe is
+then trained again on the whole "train" part.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from pathlib import Path
 import cv2
 
 VAL_BLOCKS = [(111228, 111328), (112322, 112404), (112911, 113019)]
+#: inside the training photos: set aside to choose between training runs (18 photos)
+TUNE_BLOCKS = [(111730, 111833), (112600, 112645)]
+PARTS = ("all", "train", "val", "fit", "tune")
 
 
 def photo_time(name: str) -> int:
@@ -24,6 +32,24 @@ def photo_time(name: str) -> int:
 def is_val(name: str) -> bool:
     t = photo_time(name)
     return any(a <= t <= b for a, b in VAL_BLOCKS)
+
+
+def is_tune(name: str) -> bool:
+    t = photo_time(name)
+    return any(a <= t <= b for a, b in TUNE_BLOCKS)
+
+
+def in_part(name: str, part: str) -> bool:
+    """Whether photo `name` belongs to `part` (one of `PARTS`)."""
+    if part not in PARTS:
+        raise ValueError(f"unknown part {part!r}; one of {', '.join(PARTS)}")
+    if part == "all":
+        return True
+    if part == "val":
+        return is_val(name)
+    if part == "train":
+        return not is_val(name)
+    return not is_val(name) and is_tune(name) == (part == "tune")
 
 
 def labels(path: Path, w: int, h: int) -> list[dict]:
@@ -41,10 +67,10 @@ def labels(path: Path, w: int, h: int) -> list[dict]:
 
 
 def photos(data: Path, part: str = "all") -> list[tuple[Path, list[dict]]]:
-    """(image path, dice) of `part` = "all", "train" or "val"."""
+    """(image path, dice) of `part`, one of `PARTS`."""
     out = []
     for img_path in sorted((data / "images").glob("*.jpg")):
-        if part != "all" and is_val(img_path.name) != (part == "val"):
+        if not in_part(img_path.name, part):
             continue
         img = cv2.imread(str(img_path))
         if img is None:

@@ -1,4 +1,4 @@
-"""Train the dice reader's two models on CPU and export them to ONNX.
+"""Train the dice reader's two models (CPU, or a CUDA GPU when there is one) and export them to ONNX.
 
     python models/dice/make_data.py                      # synthetic pictures → models/dice/build/
     python models/dice/train.py detector --real DATA     # → companion/vision/dice_weights/dice_detect.onnx
@@ -32,7 +32,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).parent))
 from nets import Detector, FaceNet  # noqa: E402
-from realdata import photos  # noqa: E402
+from realdata import PARTS, photos  # noqa: E402
 
 from companion.vision import dice as reader  # noqa: E402
 
@@ -245,21 +245,22 @@ class Batches(torch.utils.data.IterableDataset):
 
 
 def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
-                   lr: float = 3e-3) -> None:
+                   lr: float = 3e-3, device: str = "cpu", max_minutes: float | None = None) -> None:
     torch.manual_seed(seed)
     net = Detector()
     if init is not None:
         start_from(net, init)
+    net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     data = torch.utils.data.DataLoader(Batches(pool, detector_sample, 16, seed), batch_size=None,
                                        num_workers=workers, persistent_workers=workers > 0)
     t0, run = time.time(), []
     for step, (patch, heat, reg, mask) in enumerate(data):
-        if step >= steps:
+        if step >= steps or out_of_time(t0, max_minutes, step, steps):
             break
-        x = torch.from_numpy(reader.to_input(np.asarray(patch)))  # the loader hands over tensors
-        heat, reg, mask = torch.as_tensor(heat), torch.as_tensor(reg), torch.as_tensor(mask)
+        x = torch.from_numpy(reader.to_input(np.asarray(patch))).to(device)  # the loader hands over tensors
+        heat, reg, mask = (torch.as_tensor(t).to(device) for t in (heat, reg, mask))
         y = net(x)
         l_heat = focal_loss(y[:, 0], heat)
         m = mask[:, None]
@@ -274,7 +275,7 @@ def train_detector(pool: Pool, steps: int, out: Path, seed: int, workers: int, i
             a = np.mean(run[-50:], axis=0)
             print(f"detector step {step + 1}/{steps}: heat {a[0]:.3f} box {a[1]:.3f} ({time.time() - t0:.0f} s)",
                   file=sys.stderr, flush=True)
-    export(net, out / reader.DETECTOR_FILE, "image", (1, 3, 320, 320), dynamic=True)
+    export(net.cpu(), out / reader.DETECTOR_FILE, "image", (1, 3, 320, 320), dynamic=True)
 
 
 # --- face reader ---------------------------------------------------------------------------------
@@ -384,25 +385,28 @@ def face_sample(pool: Pool, rng: np.random.Generator):
 
 
 def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init: Path | None = None,
-               lr: float = 3e-3, cocked_weight: float = 2.0) -> None:
+               lr: float = 3e-3, cocked_weight: float = 2.0, width: float = 1.0, device: str = "cpu",
+               max_minutes: float | None = None) -> None:
     torch.manual_seed(seed)
-    net = FaceNet(pool.crop)
+    net = FaceNet(pool.crop, width)
     if init is not None:
         start_from(net, init)
+    net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     data = torch.utils.data.DataLoader(Batches(pool, face_sample, 96, seed), batch_size=None,
                                        num_workers=workers, persistent_workers=workers > 0)
     t0, run = time.time(), []
     for step, (crop, label, cocked) in enumerate(data):
-        if step >= steps:
+        if step >= steps or out_of_time(t0, max_minutes, step, steps):
             break
-        x = torch.from_numpy(reader.to_input(np.asarray(crop)))
-        label, cocked = torch.as_tensor(label), torch.as_tensor(cocked)
+        x = torch.from_numpy(reader.to_input(np.asarray(crop))).to(device)
+        label, cocked = torch.as_tensor(label).to(device), torch.as_tensor(cocked).to(device)
         y = net(x)
         l_face = F.cross_entropy(y[:, :7], label, label_smoothing=0.02)
         m = cocked >= 0
-        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m], pos_weight=torch.tensor(cocked_weight))
+        l_cock = (F.binary_cross_entropy_with_logits(y[m, 7], cocked[m],
+                                                     pos_weight=torch.tensor(cocked_weight, device=device))
                   if m.any() else y.sum() * 0)
         loss = l_face + l_cock
         opt.zero_grad()
@@ -415,7 +419,17 @@ def train_face(pool: Pool, steps: int, out: Path, seed: int, workers: int, init:
             a = np.mean(run[-50:], axis=0)
             print(f"face step {step + 1}/{steps}: face {a[0]:.3f} cocked {a[1]:.3f} acc {a[2]:.3f} "
                   f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    export(net, out / reader.FACE_FILE, "crop", (1, 3, pool.crop, pool.crop), dynamic=True)
+    export(net.cpu(), out / reader.FACE_FILE, "crop", (1, 3, pool.crop, pool.crop), dynamic=True)
+
+
+def out_of_time(t0: float, max_minutes: float | None, step: int, steps: int) -> bool:
+    """True (and a warning) once a run has had `max_minutes`: a guard for a lent machine's time
+    limit, so that a run too long for it still exports what it has (cut short of its schedule)."""
+    if max_minutes is None or time.time() - t0 < max_minutes * 60:
+        return False
+    print(f"WARNING: stopped at step {step} of {steps} after {max_minutes} minutes (--max-minutes); "
+          "the learning rate had not come down", file=sys.stderr, flush=True)
+    return True
 
 
 def mine(pool: Pool, models: Path, out: Path, kinds: list[str], add: bool = False) -> None:
@@ -519,7 +533,7 @@ def start_from(net: torch.nn.Module, init: Path) -> None:
     if init.suffix == ".onnx":
         load_onnx(net, init)
     else:
-        net.load_state_dict(torch.load(init))
+        net.load_state_dict(torch.load(init, map_location="cpu"))
         norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
         if all(float(m.running_mean.abs().max()) == 0 and torch.allclose(m.running_var, 1 - torch.tensor(m.eps))
                for m in norms):  # saved by a run that started from an .onnx: its norms stay frozen
@@ -527,6 +541,7 @@ def start_from(net: torch.nn.Module, init: Path) -> None:
 
 
 def export(net: torch.nn.Module, path: Path, name: str, shape: tuple, dynamic: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.save(net.state_dict(), path.with_suffix(".pt"))  # to go on training from (--init)
     axes = {name: {0: "n", 2: "h", 3: "w"} if name == "image" else {0: "n"}, "out": {0: "n"}}
@@ -539,7 +554,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model", choices=["detector", "face", "mine"])
     ap.add_argument("--real", type=Path, help="labelled real photos (images/, labels/)")
-    ap.add_argument("--part", choices=["train", "all"], default="train")
+    ap.add_argument("--part", choices=[p for p in PARTS if p not in ("val", "tune")], default="train",
+                    help="which real photos to train on (fit: train without the tuning blocks)")
     ap.add_argument("--build", type=Path, default=HERE / "build")
     ap.add_argument("--out", type=Path, default=HERE.parents[1] / "companion" / "vision" / "dice_weights")
     ap.add_argument("--steps", type=int, default=None)
@@ -559,6 +575,10 @@ if __name__ == "__main__":
                     help="face: the crop side in pixels, a multiple of 24 (more pixels per die cost more time)")
     ap.add_argument("--real-share", type=float, default=FACE_MIX["real"],
                     help="face: share of samples from the real photos (the rest split as in FACE_MIX)")
+    ap.add_argument("--width", type=float, default=1.0, help="face: scale of the face model's channels")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                    help="where the network trains (the pictures are always made on the CPU, --workers)")
+    ap.add_argument("--max-minutes", type=float, help="stop and export after this long, even short of --steps")
     ap.add_argument("--faint-share", type=float, default=0.0,
                     help="face: share of die samples drawn from the faintest dice (FAINT_QUANTILE of them)")
     args = ap.parse_args()
@@ -572,6 +592,8 @@ if __name__ == "__main__":
     if args.model == "mine":  # the detector in --out; hard negatives → --build/hard.json
         mine(pool, args.out, args.build, args.kinds.split(","), args.add)
     elif args.model == "detector":
-        train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr)
+        train_detector(pool, args.steps or 2000, args.out, args.seed, args.workers, args.init, args.lr, args.device,
+                       args.max_minutes)
     else:
-        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr, args.cocked_weight)
+        train_face(pool, args.steps or 3000, args.out, args.seed, args.workers, args.init, args.lr, args.cocked_weight,
+                   args.width, args.device, args.max_minutes)
