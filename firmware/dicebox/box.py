@@ -12,6 +12,9 @@ from dicebox.rng import DiceRng
 
 OUTBOX_FILE = "outbox"
 
+#: the host's commands and how many fields each takes after its TYPE (hardware_docs/dice-protocol.md)
+COMMAND_FIELDS = {"ACK": 2, "PING": 0, "HELLO": 0}
+
 
 class DiceBox:
     #: how long the dice tumble after the press, or after the last motion of a shake
@@ -40,6 +43,8 @@ class DiceBox:
         self._rx_overflow = False
         #: unacknowledged reports: [boot_id, seq, frame bytes, due tick, interval]
         self.outbox = []
+        #: an ACK emptied a slot that flash still holds: written once, at the end of the tick
+        self._outbox_dirty = False
         now = hal.ticks_ms()
         stored = hal.load(OUTBOX_FILE)
         for line in (stored or "").split("\n"):
@@ -66,6 +71,9 @@ class DiceBox:
         if self.rolling:
             self._animate(now)
         self._resend(now)
+        if self._outbox_dirty:
+            # one flash write per tick, however many ACKs the tick read (16 after a reconnect)
+            self._store_outbox()
 
     # --- rolling -----------------------------------------------------------------------------
     def _start_roll(self, now):
@@ -113,6 +121,7 @@ class DiceBox:
                 entry[3] = now + entry[4]
 
     def _store_outbox(self):
+        self._outbox_dirty = False
         self.hal.save(OUTBOX_FILE, "\n".join(e[2].decode().rstrip() for e in self.outbox))
 
     # --- receiving ---------------------------------------------------------------------------
@@ -157,22 +166,31 @@ class DiceBox:
                 self.send("ERR", "bad_frame", "bad framing or checksum")
             return
         kind = fields[0]
-        if kind == "ACK" and len(fields) == 3:
+        if kind == "ERR":
+            # never answer an error with an error: an echoing line (a loopback, a terminal)
+            # would otherwise bounce the box's own ERR back and forth for ever
+            return
+        n = COMMAND_FIELDS.get(kind)
+        if n is None:
+            self.send("ERR", "unknown_type", kind[:16].replace("$", "?").replace("*", "?"))
+        elif len(fields) - 1 != n:
+            # e.g. the box's own HELLO read back: answering it as a HELLO query would loop
+            self.send("ERR", "bad_field", "%s with %d fields" % (kind, len(fields) - 1))
+        elif kind == "ACK":
             self._ack(fields[1], fields[2])
         elif kind == "PING":
             self.send("PONG")
-        elif kind == "HELLO":
-            self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice)
         else:
-            self.send("ERR", "unknown_type", kind[:16].replace("$", "?").replace("*", "?"))
+            self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice)
 
     def _ack(self, boot_id, seq):
-        try:
-            seq = int(seq)
-        except ValueError:
+        if not seq.isdigit():
             self.send("ERR", "bad_field", "seq")
             return
+        seq = int(seq)
         kept = [e for e in self.outbox if not (e[0] == boot_id and e[1] == seq)]
         if len(kept) != len(self.outbox):
             self.outbox = kept
-            self._store_outbox()
+            # flash is written at the end of the tick: a power cut before then resends this
+            # report once after the reset, which the host acknowledges again as a duplicate
+            self._outbox_dirty = True

@@ -114,6 +114,66 @@ def test_host_commands_ping_and_hello_are_answered_and_garbage_gets_an_error():
     assert lines[2][1] == "bad_frame" and lines[3][1:] == ["unknown_type", "FOO"]
 
 
+@pytest.mark.parametrize(("command", "answer"), [
+    (("PING", "x"), None),
+    (("HELLO", 1, 2, 3), None),
+    (("HELLO", ""), None),                 # `$HELLO,*HH`: one (empty) field
+    (("ACK", "{boot}"), None),
+    (("ACK", "{boot}", 1, 1), None),       # the right roll, one field too many
+    (("ACK", "{boot}", "1x"), "seq"),      # the right count, a seq that is not a number
+])
+def test_a_command_with_the_wrong_number_of_fields_gets_bad_field_and_is_otherwise_ignored(command, answer):
+    from companion.hardware.dice import protocol
+
+    b = Bench()
+    b.roll()
+    b.lines()
+    b.hal.feed(encode(*[b.box.boot_id if f == "{boot}" else f for f in command]))
+    b.run(2)
+    out = b.hal.take()
+    assert [decode(x)[:2] for x in out.splitlines()] == [["ERR", "bad_field"]]  # no PONG, no HELLO
+    if answer:
+        assert decode(out)[2] == answer
+    assert [e[1] for e in b.box.outbox] == [1]  # not taken as an ACK either
+    assert isinstance(protocol.parse(out), protocol.Err)  # the host reads it as the box's error
+
+
+def test_an_err_line_is_never_answered():
+    b = Bench()
+    b.lines()
+    b.hal.feed(encode("ERR", "bad_field", "PING with 1 fields") + encode("ERR") + encode("ERR", "x", "y", "z"))
+    b.run(5)
+    assert b.lines() == []
+
+
+def test_the_box_own_output_echoed_back_to_it_dies_out():
+    """A loopback cable or an echoing terminal: each line the box sends comes back as a command."""
+    b = Bench()
+    sent = []
+
+    def echo(data):
+        sent.append(data)
+        b.hal.feed(data)
+
+    boot = b.hal.take()  # the boot HELLO, written before the line was wired
+    b.hal.on_write = echo
+    b.hal.feed(boot)
+    b.run(500)
+    assert [decode(x)[:2] for x in sent] == [["ERR", "bad_field"]]  # the HELLO read back; its ERR is not answered
+    del sent[:]
+    b.hal.feed(encode("PING"))
+    b.run(500)
+    assert [decode(x)[:2] for x in sent] == [["PONG"], ["ERR", "unknown_type"]]
+    del sent[:]
+    b.roll()  # ROLLING and ROLL (and its resends) each come back once as an unknown command
+    b.run(5000)
+    lines = [decode(x) for x in sent]
+    own = [f for f in lines if f[0] != "ERR"]
+    assert kinds(own)[:2] == ["ROLLING", "ROLL"] and set(kinds(own)) == {"ROLLING", "ROLL"}
+    assert [f[1:] for f in lines if f[0] == "ERR"] == [["unknown_type", f[0]] for f in own]
+    assert len(lines) == 2 * len(own) <= 20  # one ERR per line of its own, no more
+
+
 def test_an_over_long_frame_from_the_host_is_dropped_whole():
     b = Bench()
     b.roll()
@@ -178,6 +238,101 @@ def test_a_roll_not_acknowledged_before_a_reset_is_resent_after_it_with_its_own_
     rebooted.hal.feed(encode("ACK", old_boot, 1))
     rebooted.run(5)
     assert rebooted.box.outbox == [] and flash["outbox"] == ""
+
+
+def count_flash_writes(b):
+    """Wrap the bench's flash: a list of (tick, text) for every write of the outbox."""
+    writes = []
+    save = b.hal.save
+
+    def counting_save(name, text):
+        writes.append((b.now, text))
+        save(name, text)
+
+    b.hal.save = counting_save
+    return writes
+
+
+def per_tick(writes):
+    ticks = {}
+    for tick, _ in writes:
+        ticks[tick] = ticks.get(tick, 0) + 1
+    return ticks
+
+
+def stored_seqs(text):
+    return [int(decode(x.encode())[2]) for x in text.split("\n") if x]
+
+
+def test_a_reconnect_acknowledging_16_rolls_writes_the_flash_once_and_a_power_cut_loses_no_roll():
+    """One flash write per tick however many ACKs arrive (the watchdog bites after 2 s).
+
+    Guarantee: flash holds every unacknowledged roll from before its first send; an ACK
+    reaches flash at the end of the tick that read it. A power cut before that write
+    resends the acknowledged rolls once after the reset, with their own boot id and seq,
+    and the host acknowledges them again as duplicates (its log key is dice:<boot>:<seq>).
+    """
+    flash = {}
+    b = Bench(storage=flash)
+    for _ in range(DiceBox.OUTBOX_MAX):
+        b.roll()  # no host listening: all 16 wait
+    boot = b.box.boot_id
+    assert stored_seqs(flash["outbox"]) == list(range(1, 17))
+    writes = count_flash_writes(b)
+    b.run(3000)
+    assert writes == []  # resending writes nothing
+    b.lines()
+    # the host reconnects: its HELLO, then an ACK for each resent roll, all read in one tick
+    b.hal.feed(encode("HELLO") + b"".join(encode("ACK", boot, seq) for seq in range(1, 17)))
+    before_tick = dict(flash)
+    b.run(1)
+    assert len(writes) == 1 and flash["outbox"] == "" and b.box.outbox == []
+    b.run(3000)
+    assert len(writes) == 1
+    assert "ROLL" not in kinds(b.lines())
+
+    # a power cut during that tick, before its write: the 16 acknowledged rolls come back
+    # once, under their own ids (the host de-duplicates); none is lost
+    cut = Bench(seed=2, storage=dict(before_tick))
+    assert [(e[0], e[1]) for e in cut.box.outbox] == [(boot, seq) for seq in range(1, 17)]
+    # a power cut after it: nothing is sent again
+    after = Bench(seed=3, storage=dict(flash))
+    after.run(3000)
+    assert after.box.outbox == [] and kinds(after.lines()) == ["HELLO"]
+
+
+def test_acks_spread_over_ticks_write_the_flash_at_most_once_per_tick_and_flash_follows_the_outbox():
+    flash = {}
+    b = Bench(storage=flash)
+    for _ in range(DiceBox.OUTBOX_MAX):
+        b.roll()
+    boot = b.box.boot_id
+    writes = count_flash_writes(b)
+    for seq in (3, 1, 16, 2):  # some ACKs in a tick of their own, some together
+        b.hal.feed(encode("ACK", boot, seq))
+        b.run(1)
+    b.hal.feed(b"".join(encode("ACK", boot, seq) for seq in range(4, 16)) + encode("ACK", boot, 1))
+    b.run(1)
+    assert max(per_tick(writes).values()) == 1
+    assert [stored_seqs(text) for _, text in writes] == [
+        [1, 2] + list(range(4, 17)), [2] + list(range(4, 17)), [2] + list(range(4, 16)), list(range(4, 16)), []]
+
+
+def test_a_roll_settling_in_the_tick_that_reads_acks_writes_the_flash_once():
+    flash = {}
+    b = Bench(storage=flash)
+    for _ in range(3):
+        b.roll()
+    boot = b.box.boot_id
+    b.press()
+    b.run(b.box._last_motion + DiceBox.ROLL_MS - 1 - b.now)  # the next tick settles roll 4
+    writes = count_flash_writes(b)
+    b.hal.feed(b"".join(encode("ACK", boot, seq) for seq in (1, 2, 3)))
+    b.run(1)
+    assert not b.box.rolling
+    assert len(writes) == 1 and stored_seqs(flash["outbox"]) == [4]  # stored before it is sent
+    b.run(100)
+    assert len(writes) == 1
 
 
 def test_a_full_outbox_refuses_new_rolls_rather_than_dropping_old_ones():
