@@ -7,10 +7,16 @@
 # Idempotent: a second run with nothing new changes nothing and says so. It never touches the
 # game log in /var/lib/companion, and never overwrites an edited /etc/companion/companion.toml.
 #
+# It builds the package from a copy of the sources under /opt/companion, never in this checkout:
+# running it with sudo leaves no root-owned file (build/, *.egg-info, __pycache__) in your clone.
+# The service user is declared in deploy/companion.sysusers (-> /etc/sysusers.d/companion.conf) and
+# made with systemd-sysusers.
+#
 # Options: --dry-run, --no-apt (skip system packages), --no-start (install, do not (re)start).
 # Environment: DESTDIR=DIR installs under DIR instead of / (for packaging and the project's tests:
-# no service is started, `systemctl --root` enables it); PYTHON (default python3); PIP_ARGS (extra
-# arguments for pip, e.g. --no-deps in the tests).
+# no service is started, `systemctl --root` enables it, and the users and groups of this machine are
+# neither read nor changed: the target applies /etc/sysusers.d/companion.conf with systemd-sysusers);
+# PYTHON (default python3); PIP_ARGS (extra arguments for pip, e.g. --no-deps in the tests).
 set -euo pipefail
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,6 +25,7 @@ ROOT="${ROOT%/}"
 APP=/opt/companion
 DATA=/var/lib/companion
 CONF=/etc/companion
+SYSUSERS=/etc/sysusers.d/companion.conf
 UNIT=/etc/systemd/system/companion.service
 LINK=/usr/local/bin/companion
 SERVICE_USER=companion
@@ -28,8 +35,6 @@ PIP_ARGS="${PIP_ARGS:-}"
 PACKAGES=(python3 python3-venv python3-pip sqlite3)
 # Raspberry Pi OS only: the camera (picamera2 lives in apt, not pip) and GPIO on a Pi 5 (lgpio)
 PI_PACKAGES=(python3-picamera2 python3-lgpio)
-# the groups that own the camera, GPIO, I2C/SPI and serial (dice box) device files, where they exist
-DEVICE_GROUPS=(video gpio i2c spi dialout)
 
 DRY_RUN=0 APT=1 START=1
 for arg in "$@"; do
@@ -37,7 +42,7 @@ for arg in "$@"; do
     --dry-run) DRY_RUN=1 ;;
     --no-apt) APT=0 ;;
     --no-start) START=0 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -71,30 +76,42 @@ if [ "$APT" = 1 ]; then
   fi
 fi
 
-# --- 2. the service user --------------------------------------------------------------------------
-if ! getent passwd "$SERVICE_USER" >/dev/null; then
-  change "create the system user $SERVICE_USER"
-  run useradd --system --user-group --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin "$SERVICE_USER"
-fi
-for g in "${DEVICE_GROUPS[@]}"; do
-  getent group "$g" >/dev/null || continue
-  members="$(getent group "$g" | cut -d: -f4)"
-  case ",$members," in
-    *",$SERVICE_USER,"*) ;;
-    *) change "add $SERVICE_USER to the group $g"; run usermod -aG "$g" "$SERVICE_USER" ;;
-  esac
-done
-
-# --- 3. folders and the configuration ------------------------------------------------------------
 ensure_dir() {  # ensure_dir PATH MODE [OWNER]
   local path="$ROOT$1"
   if [ ! -d "$path" ]; then
     change "make $1"
     run install -d -m "$2" "$path"
-    [ -n "${3:-}" ] && run chown "$3:$3" "$path"
+    # with DESTDIR the owner exists only on the target, not here: the unit's StateDirectory= gives
+    # the folder to the service user at its first start
+    if [ -n "${3:-}" ] && [ -z "$ROOT" ]; then run chown "$3:$3" "$path"; fi
   fi
   return 0
 }
+
+# --- 2. the service user --------------------------------------------------------------------------
+# Declared once, in deploy/companion.sysusers: the user, its group and its device groups (the camera,
+# GPIO, I2C/SPI, the serial dice box). A live install applies it with systemd-sysusers, which
+# creates what is missing and changes nothing else; a DESTDIR install only writes it.
+ensure_dir /etc/sysusers.d 0755
+if ! cmp -s "$SRC/deploy/companion.sysusers" "$ROOT$SYSUSERS"; then
+  change "install $SYSUSERS (the service user $SERVICE_USER and its groups)"
+  run install -m 0644 "$SRC/deploy/companion.sysusers" "$ROOT$SYSUSERS"
+fi
+if [ -n "$ROOT" ]; then
+  note "service user: left to the target (systemd-sysusers $SYSUSERS); this machine's users are untouched"
+else
+  apply_sysusers=0
+  getent passwd "$SERVICE_USER" >/dev/null || { change "create the system user $SERVICE_USER"; apply_sysusers=1; }
+  for g in $(awk -v u="$SERVICE_USER" '$1 == "m" && $2 == u { print $3 }' "$SRC/deploy/companion.sysusers"); do
+    case ",$(getent group "$g" | cut -d: -f4)," in
+      *",$SERVICE_USER,"*) ;;
+      *) change "add $SERVICE_USER to the group $g"; apply_sysusers=1 ;;
+    esac
+  done
+  if [ "$apply_sysusers" = 1 ]; then run systemd-sysusers "$SYSUSERS"; fi
+fi
+
+# --- 3. folders and the configuration ------------------------------------------------------------
 ensure_dir "$APP" 0755
 ensure_dir "$CONF" 0755
 ensure_dir "$DATA" 0750 "$SERVICE_USER"   # the game log: survives every upgrade
@@ -128,10 +145,22 @@ if [ "$(cat "$ROOT$APP/installed-source" 2>/dev/null)" != "$digest" ]; then
   pip_args=()
   # bookworm's picamera2 stack (simplejpeg) is built for numpy 1.x: keep the venv on numpy 1.x with it
   if installed python3-picamera2; then pip_args+=(-c "$SRC/deploy/constraints-pi.txt"); fi
-  # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose
-  run "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade ${PIP_ARGS} \
-    "${pip_args[@]}" "$SRC[pi]"
-  if [ "$DRY_RUN" = 0 ]; then printf '%s\n' "$digest" > "$ROOT$APP/installed-source"; fi
+  if [ "$DRY_RUN" = 0 ]; then
+    # Build from a copy in the install prefix, never in $SRC: pip and setuptools write build/,
+    # *.egg-info and __pycache__ into the tree they build, which as root would leave root-owned
+    # files in the user's clone. The copy holds only what the build reads, and goes when done.
+    rm -rf "$ROOT$APP"/.build.*   # left by an interrupted run
+    stage="$(mktemp -d "$ROOT$APP/.build.XXXXXX")"
+    trap 'rm -rf "$stage"' EXIT
+    tar -C "$SRC" --exclude=__pycache__ --exclude='*.py[co]' --exclude='*.egg-info' -cf - \
+      pyproject.toml README.md companion firmware | tar -C "$stage" --no-same-owner -xf -
+    # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade ${PIP_ARGS} \
+      "${pip_args[@]}" "$stage[pi]"
+    rm -rf "$stage"
+    trap - EXIT
+    printf '%s\n' "$digest" > "$ROOT$APP/installed-source"
+  fi
 fi
 if [ "$(readlink "$ROOT$LINK" 2>/dev/null)" != "$APP/venv/bin/companion" ]; then
   change "link $LINK (for \`companion doctor\`)"

@@ -1,12 +1,14 @@
 """deploy/install.sh into a scratch root: a complete install, then a second run that changes nothing.
 
-System tools that would change this machine (apt-get, useradd, usermod, chown) are stand-ins on
-PATH that record what they were asked in a scratch 'system'; everything else is real: the venv,
-pip, `systemctl --root` enabling the unit, and `systemd-analyze verify` of the installed unit.
+System tools that would change this machine (apt-get, useradd, usermod, systemd-sysusers, chown, …)
+are stand-ins on PATH that record what they were asked in a scratch 'system'; everything else is
+real: the venv, pip, `systemctl --root` enabling the unit, and `systemd-analyze verify` of the
+installed unit. The installer runs from a copy of the sources, which must come out of it unchanged.
 """
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -32,6 +34,10 @@ FAKES = {
                'sed -i "s/^\\($g:[^:]*:[^:]*:\\)\\(.*\\)$/\\1\\2,$u/; s/^\\($g:[^:]*:[^:]*:\\),/\\1/" "$FAKE/group"',
     "chown": 'echo "chown $*" >> "$FAKE/log"',
 }
+# never to be called by a DESTDIR install: they would change this machine's users and groups
+for _tool in ("systemd-sysusers", "groupadd", "gpasswd", "adduser", "addgroup"):
+    FAKES[_tool] = f'echo "{_tool} $*" >> "$FAKE/log"'
+USER_TOOLS = ("useradd", "usermod", "systemd-sysusers", "groupadd", "gpasswd", "adduser", "addgroup")
 
 
 @pytest.fixture
@@ -48,10 +54,33 @@ def system(tmp_path):
     return fake
 
 
-def install(root, system, *args):
-    env = {**os.environ, "DESTDIR": str(root), "FAKE": str(system), "PATH": f"{system / 'bin'}:{os.environ['PATH']}",
+@pytest.fixture
+def source(tmp_path):
+    """What the installer reads, copied from this checkout (it is run from the copy, as from a clone)."""
+    src = tmp_path / "src"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, src / name)
+    for name in ("companion", "firmware", "deploy"):
+        shutil.copytree(REPO / name, src / name, ignore=skip, symlinks=True)
+    return src
+
+
+def install(root, system, *args, source=REPO):
+    env = {**os.environ, "FAKE": str(system), "PATH": f"{system / 'bin'}:{os.environ['PATH']}",
            "PYTHON": sys.executable, "PIP_ARGS": "--no-deps"}
-    return subprocess.run(["bash", str(INSTALL), *args], env=env, capture_output=True, text=True, timeout=300)
+    env.pop("DESTDIR", None)
+    if root is not None:
+        env["DESTDIR"] = str(root)
+    return subprocess.run(["bash", str(source / "deploy/install.sh"), *args], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def tree(root: Path) -> dict:
+    """Every path under root, __pycache__ included, with its type, owner, mode and mtime."""
+    return {str(p.relative_to(root)): (stat.S_IFMT(st.st_mode), st.st_uid, st.st_mode, st.st_mtime_ns)
+            for p in sorted(root.rglob("*")) for st in [p.lstat()]}
 
 
 def snapshot(root: Path) -> dict:
@@ -72,14 +101,17 @@ def snapshot(root: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_install_then_reinstall_changes_nothing(tmp_path, system):
+def test_install_then_reinstall_changes_nothing(tmp_path, system, source):
     root = tmp_path / "root"
-    first = install(root, system)
+    first = install(root, system, source=source)
     assert first.returncode == 0, first.stdout + first.stderr
     log = (system / "log").read_text()
     assert "apt-get install" in log and "python3-venv" in log
-    assert "useradd --system --user-group --home-dir /var/lib/companion" in log
-    assert "usermod -aG video companion" in log and "usermod -aG gpio companion" in log
+    # DESTDIR: the service user is declared for the target, this machine's users and groups untouched
+    assert (root / "etc/sysusers.d/companion.conf").read_bytes() == (REPO / "deploy/companion.sysusers").read_bytes()
+    for tool in (*USER_TOOLS, "chown"):
+        assert not re.search(rf"^{tool} ", log, re.M), log
+    assert "service user: left to the target (systemd-sysusers /etc/sysusers.d/companion.conf)" in first.stdout
     assert (root / "etc/companion/companion.toml").read_bytes() == (REPO / "deploy/companion.toml").read_bytes()
     assert (root / "opt/companion/venv/bin/companion").exists()
     assert os.readlink(root / "usr/local/bin/companion") == "/opt/companion/venv/bin/companion"
@@ -87,8 +119,10 @@ def test_install_then_reinstall_changes_nothing(tmp_path, system):
     wants = root / "etc/systemd/system/multi-user.target.wants/companion.service"
     assert os.readlink(wants) == "/etc/systemd/system/companion.service"
 
+    assert not list((root / "opt/companion").glob(".build.*"))  # the build copy is gone
+
     before, calls = snapshot(root), (system / "log").read_text()
-    second = install(root, system)
+    second = install(root, system, source=source)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "Nothing to change" in second.stdout, second.stdout
     assert snapshot(root) == before
@@ -96,11 +130,61 @@ def test_install_then_reinstall_changes_nothing(tmp_path, system):
 
     # an edited configuration is kept; this version's example is put beside it, once
     (root / "etc/companion/companion.toml").write_text('[game]\nvariant = "riichi"\n')
-    third = install(root, system)
+    third = install(root, system, source=source)
     assert "kept your /etc/companion/companion.toml" in third.stdout
     assert (root / "etc/companion/companion.toml").read_text() == '[game]\nvariant = "riichi"\n'
     assert (root / "etc/companion/companion.toml.dist").exists()
-    assert "Nothing to change" in install(root, system).stdout
+    assert "Nothing to change" in install(root, system, source=source).stdout
+
+
+@pytest.mark.slow
+def test_install_leaves_the_source_tree_untouched(tmp_path, system, source):
+    """Run as root from a clone, it used to build there: root-owned build/, *.egg-info, __pycache__."""
+    before = tree(source)
+    r = install(tmp_path / "root", system, source=source)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "root/opt/companion/venv/bin/companion").exists()
+    after = tree(source)
+    assert sorted(set(after) - set(before)) == [] and after == before
+
+
+@pytest.mark.skipif(shutil.which("systemd-sysusers") is None, reason="systemd-sysusers not installed")
+def test_the_sysusers_snippet_makes_the_service_user(tmp_path):
+    """Applied by the real systemd-sysusers to a scratch root: the user, and its device groups."""
+    root = tmp_path / "root"
+    (root / "etc/sysusers.d").mkdir(parents=True)
+    shutil.copy(REPO / "deploy/companion.sysusers", root / "etc/sysusers.d/companion.conf")
+    (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (root / "etc/group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:997:pi\ni2c:x:998:pi\nspi:x:999:pi\n"
+                                    "dialout:x:20:pi\n")
+    for _ in range(2):  # the second time changes nothing
+        r = subprocess.run(["systemd-sysusers", f"--root={root}", "companion.conf"], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+    user = [line.split(":") for line in (root / "etc/passwd").read_text().splitlines() if line.startswith("companion:")]
+    assert len(user) == 1
+    _, _, uid, gid, _, home, shell = user[0]
+    assert int(uid) < 1000 and home == "/var/lib/companion" and shell == "/usr/sbin/nologin"
+    groups = {line.split(":")[0]: line.split(":") for line in (root / "etc/group").read_text().splitlines()}
+    assert groups["companion"][2] == gid
+    for g in ("video", "gpio", "i2c", "spi", "dialout"):
+        assert "companion" in groups[g][3].split(","), g
+    assert groups["video"][2] == "44" and "pi" in groups["gpio"][3].split(",")  # nothing else changed
+
+
+def test_live_dry_run_would_make_the_user_with_systemd_sysusers(tmp_path, system):
+    """Without DESTDIR the user comes from the same snippet, through systemd-sysusers (nothing runs: --dry-run)."""
+    (system / "bin/systemctl").write_text('#!/usr/bin/env bash\necho "systemctl $*" >> "$FAKE/log"; exit 1\n')
+    (system / "bin/systemctl").chmod(0o755)
+    r = install(None, system, "--dry-run", "--no-apt")
+    assert r.returncode == 0, r.stderr
+    assert "would: create the system user companion" in r.stdout
+    assert "would: add companion to the group gpio" in r.stdout
+    live = Path("/etc/sysusers.d/companion.conf")  # already there only where the companion is installed
+    assert ("would: install /etc/sysusers.d/companion.conf" in r.stdout
+            or live.read_bytes() == (REPO / "deploy/companion.sysusers").read_bytes())
+    assert "dry run: nothing was changed" in r.stdout
+    assert not re.search(rf"^({'|'.join(USER_TOOLS)}|chown) ", (system / "log").read_text(), re.M)
 
 
 def test_dry_run_changes_nothing(tmp_path, system):
@@ -108,7 +192,8 @@ def test_dry_run_changes_nothing(tmp_path, system):
     r = install(root, system, "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "would: make the virtual environment /opt/companion/venv" in r.stdout
-    assert "would: create the system user companion" in r.stdout
+    assert "would: install /etc/sysusers.d/companion.conf" in r.stdout
+    assert "create the system user" not in r.stdout  # DESTDIR: left to the target
     assert "dry run: nothing was changed" in r.stdout
     assert not root.exists() and (system / "log").read_text() == ""
 
@@ -138,6 +223,43 @@ def test_the_unit_passes_systemd_analyze_verify(tmp_path):
                  "StandardOutput=journal", "StateDirectory=companion",
                  "Environment=COMPANION_DATA_DIR=/var/lib/companion"):
         assert line in text.splitlines(), line
+
+
+HARDENING = ("NoNewPrivileges=yes", "CapabilityBoundingSet=", "ProtectSystem=strict", "ProtectHome=yes",
+             "PrivateTmp=yes", "UMask=0027", "ReadWritePaths=-/var/lib/companion", "ProtectKernelTunables=yes",
+             "ProtectKernelModules=yes", "ProtectKernelLogs=yes", "ProtectControlGroups=yes",
+             "RestrictSUIDSGID=yes", "LockPersonality=yes", "RestrictRealtime=yes", "RestrictNamespaces=yes",
+             "SystemCallArchitectures=native", "SystemCallFilter=@system-service",
+             "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK")
+
+
+def test_the_unit_is_hardened_but_keeps_its_devices():
+    lines = (REPO / "deploy/companion.service").read_text().splitlines()
+    for line in HARDENING:
+        assert line in lines, line
+    # what lgpio, the camera, the dice box and numpy/onnxruntime need stays
+    for line in ("RuntimeDirectory=companion", "Environment=LG_WD=/run/companion",
+                 "WorkingDirectory=/var/lib/companion", "StateDirectory=companion"):
+        assert line in lines, line
+    # these would shut the camera, GPIO or serial devices off (ProtectClock= implies DeviceAllow= before
+    # systemd 253), hide /proc/cpuinfo and /proc/device-tree, or kill a process mapping W+X memory
+    for setting in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock", "ProcSubset",
+                    "MemoryDenyWriteExecute", "PrivateUsers", "PrivateNetwork", "IPAddressDeny"):
+        assert not any(line.startswith(setting + "=") for line in lines), setting
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_the_unit_security_exposure_is_low(tmp_path):
+    """`systemd-analyze security` (offline, on the file): 8.5 EXPOSED before the hardening, 2.0 OK after."""
+    unit = tmp_path / "companion.service"
+    shutil.copy(REPO / "deploy/companion.service", unit)
+    r = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", str(unit)],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 and "offline" in r.stderr:
+        pytest.skip("systemd-analyze security has no --offline (systemd < 250)")
+    level = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", r.stdout)
+    assert level, r.stdout + r.stderr
+    assert float(level.group(1)) <= 3.0, r.stdout
 
 
 def test_a_broken_unit_fails_verify(tmp_path):
