@@ -2,11 +2,45 @@
 
 Every one inherits both `CompanionError` (catch all of ours) and the matching builtin
 (catch it the way Python code already does), as gpiozero does.
+
+A message that reaches a player's phone is written as a template marked with `N_` and its
+parameters by name, so that the dashboard can say it in the phone's language::
+
+    raise GameRuleError(N_("event %(id)s is already undone"), id=7)
+
+`str(e)` is the English text ("event 7 is already undone": the CLI and the logs), and
+`e.template` / `e.params` are what the web layer translates (`companion.web.i18n.error_message`).
+The engine needs no Flask for this: `N_` only marks the text for the catalogs (pybabel -k N_).
 """
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+
+def N_(template: str) -> str:
+    """Mark an engine message for the dashboard's catalogs; it is returned as it is (English)."""
+    return template
 
 
 class CompanionError(Exception):
-    """Base of every error the companion raises on purpose; its message is for a player."""
+    """Base of every error the companion raises on purpose; its message is for a player.
+
+    With keyword parameters, the message is a %-template (``%(name)s``) filled in for `str(e)`;
+    `template` and `params` keep it unfilled for a translation.
+    """
+
+    template: str | None = None
+    params: Mapping[str, Any] = MappingProxyType({})
+
+    def __init__(self, *args: Any, **params: Any) -> None:
+        one_text = len(args) == 1 and isinstance(args[0], str)
+        if params and not one_text:
+            raise TypeError("a message with parameters is one template string and the parameters by name")
+        self.template = args[0] if one_text else None
+        self.params = params
+        super().__init__(*((args[0] % params,) if params else args))
 
 
 class ConfigError(CompanionError, ValueError):

@@ -11,7 +11,7 @@ import threading
 from datetime import datetime, timezone
 from typing import Sequence
 
-from companion.errors import GameRuleError, NothingToUndo
+from companion.errors import GameRuleError, N_, NothingToUndo
 from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone, encode
 from companion.game.fold import GameState, check_meta, fold
 from companion.hub import Hub
@@ -25,20 +25,20 @@ DEFAULT_PLAYERS = ("East", "South", "West", "North")
 def check_players(players: Sequence[str]) -> list[str]:
     names = [p.strip() for p in players]
     if len(names) != 4:
-        raise GameRuleError(f"a table has 4 players, not {len(names)}")
+        raise GameRuleError(N_("a table has 4 players, not %(count)d"), count=len(names))
     if any(not n or len(n) > 40 for n in names):
-        raise GameRuleError("player names must be 1 to 40 characters")
+        raise GameRuleError(N_("player names must be 1 to 40 characters"))
     # a player is also named by seat number or seat wind letter (`player_index`): a name that
     # reads as one would stand for another player
     winds = {w.casefold() for w in WINDS}
     for n in names:
         if n.isdigit() or n.upper() in WINDS or n.casefold() in winds:
-            raise GameRuleError(f"player name {n!r} reads as a seat number or a seat wind (E, S, W, N); "
-                                "choose another")
+            raise GameRuleError(N_("player name %(name)s reads as a seat number or a seat wind (E, S, W, N); "
+                                   "choose another"), name=repr(n))
         if not n.isprintable():  # control, format (e.g. right-to-left override), separators, unassigned
-            raise GameRuleError(f"player name {n!r} contains a control or invisible character")
+            raise GameRuleError(N_("player name %(name)s contains a control or invisible character"), name=repr(n))
     if len({n.casefold() for n in names}) != 4:
-        raise GameRuleError("player names must differ")
+        raise GameRuleError(N_("player names must differ"))
     return names
 
 
@@ -64,7 +64,7 @@ class Table:
     def require_state(self) -> GameState:
         state = self.state
         if state is None:
-            raise GameRuleError("no game has been started")
+            raise GameRuleError(N_("no game has been started"))
         return state
 
     def records(self) -> list[Recorded]:
@@ -93,13 +93,13 @@ class Table:
             return self.start_game(event.variant, event.players)
         with self._lock:
             if self._state is None:
-                raise GameRuleError("no game has been started")
+                raise GameRuleError(N_("no game has been started"))
             if key is not None:
                 earlier = self.store.find_key(key)
                 if earlier is not None:
                     if earlier.game != self._state.game or encode(earlier.event) != encode(event):
-                        raise GameRuleError(f"the request key {key!r} was used for another request "
-                                            f"(event {earlier.id}); send a new key")
+                        raise GameRuleError(N_("the request key %(key)s was used for another request "
+                                               "(event %(id)s); send a new key"), key=repr(key), id=earlier.id)
                     return earlier
             if isinstance(event, (Undone, Corrected)):
                 check_meta(self._records, event)
@@ -159,7 +159,7 @@ class Table:
         if isinstance(ref, int):
             if 0 <= ref < 4:
                 return ref
-            raise GameRuleError(f"no player {ref}")
+            raise GameRuleError(N_("no player %(ref)s"), ref=ref)
         for i, name in enumerate(state.players):
             if name == ref:
                 return i
@@ -168,7 +168,8 @@ class Table:
                 return i
         if ref.upper() in WINDS:
             return state.rotation.player_at(ref.upper())
-        raise GameRuleError(f"no player {ref!r} at this table (players: {', '.join(state.players)})")
+        raise GameRuleError(N_("no player %(ref)s at this table (players: %(players)s)"), ref=repr(ref),
+                            players=", ".join(state.players))
 
     def _publish(self, record: Recorded, state: GameState | None) -> None:
         self.hub.publish("state", {"event": record.to_json(), "state": state.to_json() if state else None})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from companion.errors import CompanionError, DiceError, GameRuleError
+from companion.errors import N_, CompanionError, DiceError, GameRuleError
 from companion.game.events import (
     Corrected,
     DiceAssigned,
@@ -204,18 +204,20 @@ def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
     by_id = {r.id: r for r in records}
     target = by_id.get(event.target)
     if target is None:
-        raise GameRuleError(f"event {event.target} is not part of this game")
+        raise GameRuleError(N_("event %(id)s is not part of this game"), id=event.target)
     if event.target in _resolve(records)[0]:
-        raise GameRuleError(f"event {event.target} is already undone"
-                            + ("; undo that undo first to correct it" if isinstance(event, Corrected) else ""))
+        if isinstance(event, Corrected):
+            raise GameRuleError(N_("event %(id)s is already undone; undo that undo first to correct it"),
+                                id=event.target)
+        raise GameRuleError(N_("event %(id)s is already undone"), id=event.target)
     if isinstance(target.event, GameStarted):
-        raise GameRuleError("the start of a game cannot be undone or corrected; start a new game instead")
+        raise GameRuleError(N_("the start of a game cannot be undone or corrected; start a new game instead"))
     if isinstance(event, Corrected) and isinstance(target.event, (Undone, Corrected)):
-        raise GameRuleError("an undo or correction cannot be corrected; undo it instead")
+        raise GameRuleError(N_("an undo or correction cannot be corrected; undo it instead"))
     if isinstance(event, Corrected) and type(target.event) is not type(event.event) and not (
         isinstance(target.event, (HandWon, HandDrawn)) and isinstance(event.event, (HandWon, HandDrawn))
     ):
-        raise GameRuleError("a correction must replace an event of the same kind (a result by a result)")
+        raise GameRuleError(N_("a correction must replace an event of the same kind (a result by a result)"))
 
 
 def fold(records: Sequence[Recorded], *, before: int | None = None) -> GameState:
@@ -264,19 +266,19 @@ def apply(state: GameState, event_id: int, event: GameEvent) -> None:
 
 def _check_player(state: GameState, p: int | None, what: str) -> None:
     if p is not None and not 0 <= p < len(state.players):
-        raise GameRuleError(f"{what}: no player {p} at this table")
+        raise GameRuleError(N_("%(what)s: no player %(player)s at this table"), what=what, player=p)
 
 
 def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
     if state.game_over:
-        raise GameRuleError("the game is over")
+        raise GameRuleError(N_("the game is over"))
     n = state.variant.dice.dice
     cocked = sorted(set(ev.cocked))
     if any(not 0 <= c < len(ev.faces) for c in cocked):
-        raise DiceError(f"cocked die {cocked} is not one of the {len(ev.faces)} dice thrown")
+        raise DiceError(N_("cocked die %(cocked)s is not one of the %(n)s dice thrown"), cocked=cocked, n=len(ev.faces))
     for i, face in enumerate(ev.faces):
         if not (1 <= face <= 6 or (i in cocked and face == 0)):
-            raise DiceError(f"a die shows 1 to 6, not {face}")
+            raise DiceError(N_("a die shows 1 to 6, not %(face)s"), face=face)
     if state.dice_complete:
         # R17/R19 are done for this hand: keep the roll for a player to assign or discard.
         roll = {"event": event_id, "faces": list(ev.faces), "source": ev.source}
@@ -295,8 +297,10 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
         faces, still = list(ev.faces), cocked
         by = thrower(state.variant, len(state.throws), state.throws)
     else:
-        want = f"{n} dice" + (f" (or the {len(state.pending.cocked)} to throw again)" if state.pending else "")
-        raise DiceError(f"expected {want}, got {len(ev.faces)}")
+        if state.pending:
+            raise DiceError(N_("expected %(n)s dice (or the %(again)s to throw again), got %(got)s"),
+                            n=n, again=len(state.pending.cocked), got=len(ev.faces))
+        raise DiceError(N_("expected %(n)s dice, got %(got)s"), n=n, got=len(ev.faces))
     if still:
         state.pending = PendingThrow(by, faces, still, ev.source)  # R18: a cocked die must be thrown again
         return
@@ -310,9 +314,9 @@ def _assign(state: GameState, ev: DiceAssigned) -> None:
     """An unassigned roll becomes the throw the game expects now (as if it had just arrived)."""
     roll = next((u for u in state.unassigned if u["event"] == ev.roll), None)
     if roll is None:
-        raise GameRuleError(f"event {ev.roll} is not an unassigned roll")
+        raise GameRuleError(N_("event %(id)s is not an unassigned roll"), id=ev.roll)
     if state.game_over or state.dice_complete:
-        raise GameRuleError("no throw is due now: the wall is already broken for this hand")
+        raise GameRuleError(N_("no throw is due now: the wall is already broken for this hand"))
     _dice(state, ev.roll, DiceThrown(faces=roll["faces"], source=roll["source"], cocked=roll.get("cocked", [])))
     state.unassigned.remove(roll)
 
@@ -327,12 +331,12 @@ def _observed_break(state: GameState, ev: WallBroken) -> None:
 
 def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winner: int | None) -> None:
     if state.game_over:
-        raise GameRuleError("the game is over: start a new game")
+        raise GameRuleError(N_("the game is over: start a new game"))
     discarder = ev.discarder if isinstance(ev, HandWon) else None
     _check_player(state, winner, "winner")
     _check_player(state, discarder, "discarder")
     if winner is not None and discarder == winner:
-        raise GameRuleError("a player cannot win on their own discard; leave 'from' empty for self-drawn")
+        raise GameRuleError(N_("a player cannot win on their own discard; leave 'from' empty for self-drawn"))
     for p in ev.riichi:
         _check_player(state, p, "riichi")
     ready = tuple(ev.ready) if isinstance(ev, HandDrawn) else ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from companion.errors import GameRuleError
+from companion.errors import N_, GameRuleError
 from companion.rules.variant import (
     ClassicalSettlement,
     HongKongSettlement,
@@ -66,7 +66,7 @@ def _pay(deltas: list[int], payer: int, payee: int, amount: int) -> None:
 def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: list[int]) -> None:
     assert r.winner is not None and r.value is not None
     if r.value < 0 or any(v < 0 for v in r.hand_scores.values()):
-        raise GameRuleError("a hand score cannot be negative")
+        raise GameRuleError(N_("a hand score cannot be negative"))
 
     def scored(value: int) -> int:  # a house limit caps every hand, the losers' ones too
         return value if spec.limit is None else min(value, spec.limit)
@@ -86,7 +86,7 @@ def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: li
 def _mcr(spec: McrSettlement, r: HandResult, deltas: list[int]) -> None:
     assert r.winner is not None and r.value is not None
     if r.value < spec.min_fan:
-        raise GameRuleError(f"an MCR win needs at least {spec.min_fan} fan, not {r.value}")
+        raise GameRuleError(N_("an MCR win needs at least %(min)s fan, not %(value)s"), min=spec.min_fan, value=r.value)
     for p in range(4):
         if p == r.winner:
             continue
@@ -98,7 +98,8 @@ def _mcr(spec: McrSettlement, r: HandResult, deltas: list[int]) -> None:
 def _hongkong(spec: HongKongSettlement, r: HandResult, dealer: int, deltas: list[int]) -> None:
     assert r.winner is not None and r.value is not None
     if r.value < spec.min_faan:
-        raise GameRuleError(f"a Hong Kong win needs at least {spec.min_faan} faan, not {r.value}")
+        raise GameRuleError(N_("a Hong Kong win needs at least %(min)s faan, not %(value)s"), min=spec.min_faan,
+                            value=r.value)
     base = spec.faan_points[min(r.value, len(spec.faan_points) - 1)]
     factor = lambda p: spec.east_factor if dealer in (p, r.winner) else 1  # noqa: E731
     others = [p for p in range(4) if p != r.winner]
@@ -115,7 +116,7 @@ def _hongkong(spec: HongKongSettlement, r: HandResult, dealer: int, deltas: list
 def riichi_base(han: int, fu: int | None, *, kiriage: bool = False) -> int:
     """Basic points of a riichi hand: fu × 2^(2+han), with the limits (mangan and up)."""
     if han <= 0:
-        raise GameRuleError("a riichi win needs at least 1 han")
+        raise GameRuleError(N_("a riichi win needs at least 1 han"))
     if han >= 13:
         return 8000 * (han // 13)  # yakuman (counted)
     if han >= 11:
@@ -127,9 +128,9 @@ def riichi_base(han: int, fu: int | None, *, kiriage: bool = False) -> int:
     if han == 5:
         return 2000
     if fu is None:
-        raise GameRuleError("a riichi hand under 5 han needs its fu (e.g. 3han30fu)")
+        raise GameRuleError(N_("a riichi hand under 5 han needs its fu (e.g. 3han30fu)"))
     if fu < 20 or (fu != 25 and fu % 10):
-        raise GameRuleError(f"fu must be 20, 25, 30, 40 … not {fu}")
+        raise GameRuleError(N_("fu must be 20, 25, 30, 40 … not %(fu)s"), fu=fu)
     base = fu * 2 ** (2 + han)
     if kiriage and (han, fu) in ((4, 30), (3, 60)):
         return 2000
@@ -154,9 +155,9 @@ def _riichi(spec: RiichiSettlement, r: HandResult, *, dealer: int, honba: int, p
         return Payment(tuple(deltas), 0)  # type: ignore[arg-type]
     if r.value < 5 and r.fu == 20 and (r.discarder is not None or r.value < 2):
         # 20 fu is only a self-drawn pinfu hand, which has pinfu and tsumo: 2 han at least
-        raise GameRuleError("20 fu is a self-drawn pinfu hand: never on a discard, and at least 2 han")
+        raise GameRuleError(N_("20 fu is a self-drawn pinfu hand: never on a discard, and at least 2 han"))
     if r.value < 5 and r.fu == 25 and r.value < 2:
-        raise GameRuleError("25 fu is seven pairs, which is 2 han at least")  # chiitoitsu alone is 2 han
+        raise GameRuleError(N_("25 fu is seven pairs, which is 2 han at least"))  # chiitoitsu alone is 2 han
     base = riichi_base(r.value, r.fu, kiriage=spec.kiriage_mangan)
     w = r.winner
     if r.discarder is None:  # tsumo

@@ -25,6 +25,7 @@ from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, Sea
 from companion.web.errors import WebError
 from companion.web.guard import (csrf_token, current_viewer, require_host, require_read, require_write, services,
                                  shows_code, sign_out, web)
+from companion.web.i18n import error_message
 from companion.web.joining import join, resolve_player, take_seat
 
 api = Blueprint("api", __name__)
@@ -249,7 +250,7 @@ def list_variants() -> list[dict]:
             v = load_variant(name, dirs)
             entry.update(title=v.title, rounds=len(v.rounds.winds), tiles=v.tiles.total)
         except CompanionError as e:
-            entry.update(title=name, error=str(e))
+            entry.update(title=name, error=error_message(e))
         out.append(entry)
     return out
 
@@ -266,7 +267,7 @@ def start_new_game(variant_name: str, players: list[str]) -> Recorded:
     try:
         names = check_players(players)
     except GameRuleError as e:
-        raise WebError(400, "bad_players", str(e)) from None
+        raise WebError(400, "bad_players", error_message(e)) from None
     return services().table.start_game(variant, names)
 
 
@@ -285,7 +286,7 @@ def post_table_code():
     try:
         code = web().access.new_table_code()
     except CompanionError as e:
-        raise WebError(409, "refused", str(e)) from None
+        raise WebError(409, "refused", error_message(e)) from None
     return jsonify({"code": code})
 
 

@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.errors import CompanionError, DiceError, GameRuleError, VariantError
 from companion.storage import StorageError
+from companion.web.i18n import error_message
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +67,11 @@ def install(app: Flask) -> None:
         if isinstance(e, StorageError):  # the game log failed, not the request: the operator must hear of it
             log.error("%s %s: the game log failed: %s", request.method, request.path, e)
             return error_response(503, "storage", _("The game log cannot be written now (%(error)s); "
-                                                    "nothing was recorded.", error=str(e)))
+                                                    "nothing was recorded.", error=error_message(e)))
         for cls, status, code in GAME_ERRORS:
             if isinstance(e, cls):
-                return error_response(status, code, str(e))
-        return error_response(400, "bad_request", str(e))
+                return error_response(status, code, error_message(e))  # in the phone's language
+        return error_response(400, "bad_request", error_message(e))
 
     @app.errorhandler(msgspec.ValidationError)
     def _invalid(e: msgspec.ValidationError):

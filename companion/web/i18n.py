@@ -12,6 +12,8 @@ from __future__ import annotations
 from flask import Flask, request, session
 from flask_babel import Babel, get_locale, lazy_gettext, gettext as _
 
+from companion.errors import CompanionError
+
 #: code -> the language's own name (what the switch shows)
 LANGUAGES: dict[str, str] = {"en": "English", "cs": "Čeština", "de": "Deutsch", "fr": "Français"}
 
@@ -34,6 +36,19 @@ def select_locale() -> str:
 
 def current_language() -> str:
     return str(get_locale() or "en")
+
+
+def error_message(e: BaseException) -> str:
+    """An engine error's message in the phone's language: its template (marked with `N_` in the
+    engine, see `companion.errors`) translated, then its parameters filled in; the English text
+    for a message the catalogs do not know (gettext gives an unknown message back as it is)."""
+    template = getattr(e, "template", None)
+    if not isinstance(e, CompanionError) or not template:
+        return str(e)
+    try:
+        return _(template, **e.params)
+    except (KeyError, ValueError, TypeError):  # a translation whose placeholders do not fit: English, not a 500
+        return str(e)
 
 
 def wind_name(wind: str, terms: dict[str, str] | None = None) -> str:

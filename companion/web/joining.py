@@ -21,6 +21,7 @@ from companion.web.access import Viewer
 from companion.web.bodies import JoinBody, PlayerRef
 from companion.web.errors import WebError
 from companion.web.guard import claim_seat, current_viewer, services, sign_in, web
+from companion.web.i18n import error_message
 
 _rename_lock = threading.Lock()
 #: a seat number in a string ("2" from a form); not str.isdigit(), which takes "٣" and "²" too
@@ -115,7 +116,7 @@ def _seat(ref: PlayerRef, name: str | None) -> tuple[int, str]:
         try:
             check_players(players)
         except GameRuleError as e:
-            raise WebError(400, "bad_name", str(e)) from None
+            raise WebError(400, "bad_name", error_message(e)) from None
         table.start_game(state.variant, players)
         state = table.require_state()
     return player, state.players[player]

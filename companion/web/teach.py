@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 
 from companion.web.errors import WebError
 from companion.web.guard import require_host
+from companion.web.i18n import error_message
 from companion.web.views import page
 
 teach_view = Blueprint("teach", __name__)
@@ -52,7 +53,7 @@ def _page(**context):
     try:
         current = _current()
     except CompanionError as e:  # a damaged file: say so, and offer to forget it
-        current, context["damaged"] = None, str(e)
+        current, context["damaged"] = None, error_message(e)
     return page("teach.html", current=current, limit_mb=PHOTO_LIMIT // (1024 * 1024), **context)
 
 
@@ -97,7 +98,7 @@ def upload():
         taught = teach(TileRecognizer(taught=None), images)
         taught.save()
     except CompanionError as e:
-        return _page(error=_("The layout could not be read: %(reason)s", reason=str(e)), status=400)
+        return _page(error=_("The layout could not be read: %(reason)s", reason=error_message(e)), status=400)
     except OSError as e:  # the data folder is full or read-only: the set taught before stays
         return _page(error=_("The taught set could not be saved: %(reason)s", reason=str(e)), status=500)
     finally:

@@ -24,7 +24,7 @@ from companion.web.bodies import JoinBody
 from companion.web.errors import WebError
 from companion.web.guard import (can_read, csrf_token, current_viewer, require_host, require_read, require_write,
                                  services, shows_code, sign_out, web)
-from companion.web.i18n import LANGUAGES, client_strings, select_locale
+from companion.web.i18n import LANGUAGES, client_strings, error_message, select_locale
 from companion.web.joining import join, take_seat
 from companion.web.wallsvg import legend, wall_svg
 
@@ -91,7 +91,7 @@ def join_form():
     except WebError as e:  # its headers too: a 429 says when to try again (Retry-After)
         return *page("join.html", error=e.message, status=e.status, form=form), e.headers
     except (CompanionError, ValueError) as e:
-        return page("join.html", error=str(e), status=400, form=form)
+        return page("join.html", error=error_message(e), status=400, form=form)
     # after joining, nothing secret is in the address: the page is plain /seat
     return redirect(url_for("views.seat"), 303)
 
@@ -194,7 +194,7 @@ def new_game_form():
     try:
         start_new_game(request.form.get("variant", ""), players)
     except (WebError, CompanionError) as e:
-        message = e.message if isinstance(e, WebError) else str(e)
+        message = e.message if isinstance(e, WebError) else error_message(e)
         return page("settings.html", variants=list_variants(), error=message, status=400,  # what was typed, kept
                     table_code=web().access.table_code, host_code_hint=True,
                     typed=players, typed_variant=request.form.get("variant", ""))
@@ -207,7 +207,7 @@ def new_code_form():
     try:
         web().access.new_table_code()
     except CompanionError as e:
-        raise WebError(409, "refused", str(e)) from None
+        raise WebError(409, "refused", error_message(e)) from None
     return redirect(url_for("views.settings_page"), 303)
 
 

@@ -653,3 +653,58 @@ def test_a_fraction_as_a_hand_value_is_explained_in_words(app):
     r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 10**7})
     assert r.status_code == 400 and "value must be between" in r.json["error"]["message"]
     assert "fu" not in r.json["error"]["message"]  # only the field that is wrong is named
+
+
+# --- the game's own refusals in the phone's language --------------------------------------------------
+
+def test_a_refused_result_is_explained_in_the_phones_language(app):
+    """The engine's reason (an MCR win under 8 fan) is translated with its numbers filled in; English is unchanged."""
+    host, phone = Phone(app), Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    assert host.post("/api/games", {"variant": "mcr", "players": ["Ann", "Bob", "Cat", "Dan"]}).status_code == 201
+    phone.join(player=0)
+    before = events(app)
+    win = {"result": "win", "winner": "Bob", "from": "Cat", "value": 3}
+    answers = {lang: phone.post("/api/hands", win, headers={"Accept-Language": lang})
+               for lang in ("de-DE,de;q=0.9", "en", "cs", "fr-CA")}
+    assert {r.status_code for r in answers.values()} == {409}
+    assert {r.json["error"]["code"] for r in answers.values()} == {"refused"}
+    messages = {lang: r.json["error"]["message"] for lang, r in answers.items()}
+    assert messages == {"de-DE,de;q=0.9": "ein MCR-Sieg braucht mindestens 8 Fan, nicht 3",
+                        "en": "an MCR win needs at least 8 fan, not 3",
+                        "cs": "výhra podle MCR potřebuje aspoň 8 fan, ne 3",
+                        "fr-CA": "une victoire en MCR demande au moins 8 fan, pas 3"}
+    assert events(app) == before
+
+
+def test_a_refused_player_name_is_explained_in_the_phones_language(app):
+    """The table's own checks (names, players) speak the phone's language too, the name filled in."""
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    game = {"variant": "classical", "players": ["Ann", "S", "Cat", "Dan"]}
+    de = host.post("/api/games", game, headers={"Accept-Language": "de"})
+    assert de.status_code == 400 and de.json["error"]["code"] == "bad_players"
+    assert de.json["error"]["message"] == ("der Spielername 'S' liest sich wie eine Platznummer oder ein Platzwind "
+                                           "(E, S, W, N); bitte einen anderen wählen")
+    en = host.post("/api/games", game, headers={"Accept-Language": "en"})
+    assert en.json["error"]["message"] == "player name 'S' reads as a seat number or a seat wind (E, S, W, N); choose another"
+
+
+def test_a_refused_undo_names_the_event_in_the_phones_language(app):
+    phone = Phone(app)
+    phone.join(player=0)
+    won = phone.post("/api/hands", {"result": "win", "winner": "W", "from": "S", "value": 24}).json["record"]
+    assert phone.post("/api/undo", {"target": won["id"]}).status_code == 201
+    de = phone.post("/api/undo", {"target": won["id"]}, headers={"Accept-Language": "de"})
+    assert de.status_code == 409 and de.json["error"]["message"] == f"Ereignis {won['id']} ist bereits rückgängig gemacht"
+    en = phone.post("/api/undo", {"target": won["id"]}, headers={"Accept-Language": "en"})
+    assert en.json["error"]["message"] == f"event {won['id']} is already undone"
+    # a correction refused by the game, in the language the phone chose by hand
+    token = phone.get("/api/session").json["csrf_token"]
+    phone.c.post("/lang", data={"csrf_token": token, "lang": "cs", "next": "/"}, environ_base={"REMOTE_ADDR": phone.address})
+    phone.token = None
+    r = phone.post(f"/api/events/{won['id']}/correct", {"result": "win", "winner": "W", "value": 8},
+                   headers={"Accept-Language": "en"})
+    assert r.status_code == 409
+    assert r.json["error"]["message"] == (f"událost {won['id']} už byla vrácena zpět; "
+                                          "chcete-li ji opravit, vraťte nejdřív to vrácení")
