@@ -9,6 +9,7 @@ progress on stderr. Seeded: the same counts give the same pictures.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import sys
@@ -41,28 +42,14 @@ def make(kind: str, count: int, out: Path, start: int = 0, jobs: int = 1) -> Non
     todo = [(kind, i, folder) for i in range(start, start + count) if f"{i:05d}.png" not in labels]
     t0 = time.time()
     # each picture is seeded by its number alone, so any number of processes gives the same pictures
-    with multiprocessing.Pool(jobs, initializer=cv2.setNumThreads, initargs=(1,)) if jobs > 1 else _Serial() as pool:
-        for done, got in enumerate(pool.imap(_one, todo, chunksize=4), 1):
+    with multiprocessing.Pool(jobs, cv2.setNumThreads, (1,)) if jobs > 1 else contextlib.nullcontext() as pool:
+        for done, got in enumerate(pool.imap(_one, todo, chunksize=4) if pool else map(_one, todo), 1):
             if got is not None:
                 labels[got[0]] = got[1]
             if done % 100 == 0:
                 labels_path.write_text(json.dumps(labels))
                 print(f"{kind}: {done}/{len(todo)} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
     labels_path.write_text(json.dumps(dict(sorted(labels.items()))))
-
-
-class _Serial:
-    """`multiprocessing.Pool`'s imap in this process (--jobs 1)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-    @staticmethod
-    def imap(fn, items, chunksize=1):
-        return map(fn, items)
 
 
 if __name__ == "__main__":
