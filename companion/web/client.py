@@ -23,13 +23,15 @@ class ApiResponse:
 
 
 class DashboardClient:
-    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 10.0, language: str | None = None) -> None:
+        """`language`: sent as Accept-Language with every request and stream (None: none)."""
         parts = urlsplit(base_url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.timeout = timeout
         self.cookie: str | None = None
         self.csrf: str | None = None
+        self.language = language
 
     def _conn(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
@@ -39,6 +41,8 @@ class DashboardClient:
         conn = self._conn()
         try:
             h = {"Accept": "application/json", **(headers or {})}
+            if self.language:
+                h.setdefault("Accept-Language", self.language)
             if self.cookie:
                 h["Cookie"] = self.cookie
             payload = raw
@@ -104,6 +108,8 @@ class EventStream:
         self.conn = http.client.HTTPConnection(self.client.host, self.client.port,
                                                timeout=timeout or self.client.timeout)
         headers = {"Accept": "text/event-stream"}
+        if self.client.language:
+            headers["Accept-Language"] = self.client.language
         if self.client.cookie:
             headers["Cookie"] = self.client.cookie
         if self.last_id is not None:

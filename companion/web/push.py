@@ -19,7 +19,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, request
-from flask_babel import gettext as _
+from flask_babel import get_translations, gettext as _
 
 from companion.hub import Hub, Message
 from companion.table import Table
@@ -94,7 +94,8 @@ class PushBroker:
             sse("state", {"event": None, "state": state.to_json() if state else None}, mark),
         ]
 
-    def catch_up(self, last_id: int) -> tuple[list[bytes], int] | None:
+    def catch_up(self, last_id: int, localise: Callable[[Message], Any] = lambda m: m.data
+                 ) -> tuple[list[bytes], int] | None:
         """What a phone that saw `last_id` missed, or None when only a snapshot will do."""
         if last_id > self.hub.last_id:
             return None  # an id from before a restart of the server
@@ -103,13 +104,15 @@ class PushBroker:
             return None
         missed = [m for m in missed if m.topic in TOPICS]
         last_state = max((m.id for m in missed if m.topic == "state"), default=None)
-        out = [sse(m.topic, m.data, m.id) for m in missed if m.topic != "state" or m.id == last_state]
+        out = [sse(m.topic, localise(m), m.id) for m in missed if m.topic != "state" or m.id == last_state]
         return out, max((m.id for m in missed), default=last_id)
 
     def stream(self, last_id: int | None, gone: Callable[[], bool] = lambda: False, *,
-               may_read: Callable[[], bool] = lambda: True, sid: str | None = None) -> Iterator[bytes]:
+               may_read: Callable[[], bool] = lambda: True, sid: str | None = None,
+               localise: Callable[[Message], Any] = lambda m: m.data) -> Iterator[bytes]:
         """The event stream for one phone; `gone()` says whether the phone has hung up (the server knows),
-        `may_read()` whether its session may still read (asked before each message and each second)."""
+        `may_read()` whether its session may still read (asked before each message and each second),
+        `localise(message)` the data as this phone is sent it (`in_language`)."""
         q: queue.Queue = queue.Queue(maxsize=QUEUE_SIZE)
 
         def deliver(msg: Message) -> None:
@@ -133,7 +136,7 @@ class PushBroker:
                 self._queues.pop(q, None)
 
         try:
-            caught = self.catch_up(last_id) if last_id is not None else None
+            caught = self.catch_up(last_id, localise) if last_id is not None else None
             if caught is None:
                 first, sent_upto = self.snapshot(), self.hub.last_id
             else:
@@ -170,7 +173,7 @@ class PushBroker:
                     if item.id <= sent_upto:
                         continue  # already in the snapshot or the catch-up
                     sent_upto = item.id
-                    yield sse(item.topic, item.data, item.id)
+                    yield sse(item.topic, localise(item), item.id)
             finally:
                 cleanup()
 
@@ -224,11 +227,30 @@ def _last_id() -> int | None:
     return value if value >= 0 else None
 
 
+def in_language(translations) -> Callable[[Message], Any]:
+    """A message's data as a phone with these `translations` (its language's catalog) is sent it:
+    a refused dice roll's reason, an engine message (`companion.errors.N_`), translated and filled
+    in. The page words the warnings themselves from their codes (app.js `warningText`); the
+    stream outlives the request, so the catalog is taken along rather than looked up."""
+    def localise(m: Message) -> Any:
+        data = m.data
+        template = data.get("reason_template") if m.topic == "warning" and isinstance(data, dict) else None
+        if not template:
+            return data
+        try:
+            reason = translations.gettext(template) % (data.get("reason_params") or {})
+        except (KeyError, ValueError, TypeError):  # a translation whose placeholders do not fit: English
+            return data
+        return {**data, "reason": reason}
+    return localise
+
+
 @push.get("/api/stream")
 def stream():
     viewer = require_read()
     # waitress tells a running app that its client hung up (with channel_request_lookahead > 0)
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
-    gen = web().broker.stream(_last_id(), gone, may_read=read_right(viewer), sid=viewer.sid)
+    gen = web().broker.stream(_last_id(), gone, may_read=read_right(viewer), sid=viewer.sid,
+                              localise=in_language(get_translations()))
     return Response(gen, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -156,6 +156,31 @@ def test_language_switch_and_browser_language(live, browsers):
     assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de"
 
 
+def test_warnings_are_worded_in_the_phones_language(live, browsers):
+    """The camera's and the dice box's warnings come with English text and their details; a German
+    phone words them itself (wind names, positions, the die to throw again, a refused roll's reason)."""
+    from companion.hardware.dice.rolls import record_roll
+
+    services, base = live
+    phone = browsers(lang="de-DE")
+    phone.accept_language("de-DE,de;q=0.9")
+    join(phone, base, seat=1)
+    wait_live(phone)
+    services.hub.warn("wrong_break", "The break should be at South's 16th stack — you broke at the 15th",
+                      expected=["S", 16], observed=["S", 15])
+    services.hub.warn("wrong_wind", "The wind disc shows South — this is the East round", expected="E", observed="S")
+    record_roll(services.table, [3, 4, 5], source="sim")  # refused: two dice are thrown
+    wait(phone).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#warnings .warning")) == 3)
+    shown = css(phone, "#warnings").text
+    assert "Die Mauer wurde bei Süd 15 gebrochen, die Würfel sagen aber Süd 16." in shown
+    assert "Die Windscheibe zeigt Süd, dies ist aber die Runde Ost." in shown
+    assert "Würfel 3 + 4 + 5 nicht gezählt: erwartet: 2 Würfel, erhalten: 3" in shown
+    services.hub.warn("rethrow", "Die 2 is cocked: throw it again", die=1, faces=[3, 0])
+    wait(phone).until(EC.text_to_be_present_in_element((By.ID, "warnings"), "Würfel 2 liegt schräg: neu werfen (R18)."))
+    shown = css(phone, "#warnings").text
+    assert "stack" not in shown and "cocked" not in shown and "expected" not in shown
+
+
 def test_a_wrong_code_is_refused(live, browsers):
     services, base = live
     before = len(services.table.records())

@@ -112,6 +112,29 @@ def test_warnings_and_link_status_reach_every_phone(server):
             s.close()
 
 
+def test_a_refused_dice_roll_is_explained_in_each_phones_language(server):
+    """The reason travels as the engine's template; each stream fills it in in its phone's language."""
+    from companion.hardware.dice.rolls import record_roll
+
+    services, base = server
+    german, english = DashboardClient(base, language="de").stream().open(), DashboardClient(base).stream().open()
+    try:
+        for s in (german, english):
+            read_until(s, lambda e: e.event == "state")
+        outcome = record_roll(services.table, [3, 4, 5], source="sim")  # a classical game throws two dice
+        assert outcome.status == "refused"
+        said = {}
+        for name, s in (("de", german), ("en", english)):
+            said[name] = read_until(s, lambda e: e.event == "warning")[-1].data
+        assert said["en"]["reason"] == outcome.reason and said["en"]["message"].endswith(outcome.reason)
+        assert said["de"]["code"] == "dice_refused" and said["de"]["faces"] == [3, 4, 5]
+        assert said["de"]["reason"] != outcome.reason and "Würfel" in said["de"]["reason"], said["de"]["reason"]
+        assert said["de"]["message"] == said["en"]["message"]  # the English text stays for the logs and lamps
+    finally:
+        german.close()
+        english.close()
+
+
 def test_too_many_streams_are_refused_with_retry_after(server):
     services, base = server
     limit = services.find("web").app.extensions["companion_web"].broker.max_streams

@@ -277,7 +277,8 @@ class DiceLink(Worker):
                 self.counts["reconnects"] += self._ever_connected
                 self._ever_connected = 1
         if was and not connected:
-            self.hub.warn("dice_link", f"Dice box disconnected ({reason}); reconnecting …", url=self.url)
+            self.hub.warn("dice_link", f"Dice box disconnected ({reason}); reconnecting …", url=self.url,
+                          state="disconnected")
         self._publish(force=True)
 
     # --- the thread ------------------------------------------------------------------------------
@@ -339,7 +340,7 @@ class DiceLink(Worker):
                     said_silent = True
                     self.hub.warn("dice_link", "The dice box does not answer"
                                   + ("" if self.last_heard else f" on {self.url} (is it the dice box?)"),
-                                  url=self.url)
+                                  url=self.url, state="silent")
                 elif not silent:
                     said_silent = False
                 self._publish(force=silent)

@@ -58,7 +58,8 @@ def record_roll(
         shown = "+".join(str(f) for f in faces)
         log.warning("roll %s from %s not counted: %s", shown, source, e)
         table.hub.warn("dice_refused", f"Dice {shown} ({source}) not counted: {e}",
-                       faces=list(faces), source=source, reason=str(e), key=key)
+                       faces=list(faces), source=source, reason=str(e), key=key,
+                       reason_template=e.template, reason_params=dict(e.params))
         return RollOutcome("refused", reason=str(e))
     due = table.state.expected_throw() if table.state else None
     for die in event.cocked:

@@ -91,10 +91,35 @@
     box.replaceChildren(el("p", { class: "error", text: `${S.error}: ${message}` }));
     setTimeout(() => box.replaceChildren(), 10000);
   }
+  // a warning in the page's language, from its code and details; the server's English text
+  // where the details do not say enough (an older server, a warning the page has no words for)
+  function warningText(w) {
+    const at = (p) => `${windName(p[0])} ${p[1]}`;
+    const pair = (p) => Array.isArray(p) && p.length === 2;
+    switch (w.code) {
+      case "wrong_break":
+        return pair(w.expected) && pair(w.observed) ? fmt(S.break_wrong, { observed: at(w.observed), expected: at(w.expected) }) : null;
+      case "wrong_marker":
+        return w.observed && state ? fmt(S.warn_wrong_marker, { seat: windName(w.observed), player: state.seats.E }) : null;
+      case "wrong_wind":
+        return w.observed && w.expected ? fmt(S.warn_wrong_wind, { shown: windName(w.observed), round: windName(w.expected) }) : null;
+      case "few_tiles_left":
+        return Number.isInteger(w.live_tiles) ? fmt(S.warn_few_tiles, { n: w.live_tiles }) : null;
+      case "rethrow":
+        return Number.isInteger(w.die) ? fmt(S.warn_rethrow, { die: w.die + 1 }) : null;
+      case "dice_refused":
+        return Array.isArray(w.faces) && w.reason ? fmt(S.warn_dice_refused, { faces: w.faces.join(" + "), reason: w.reason }) : null;
+      case "dice_link":
+        return { disconnected: S.warn_dice_disconnected, silent: S.warn_dice_silent }[w.state] || null;
+      default:
+        return null;
+    }
+  }
   function showWarning(w) {
     const box = $("#warnings");
     if (!box) return;
-    const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning + ": " }), w.message || w.code);
+    const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning + ": " }),
+      warningText(w) || w.message || w.code);
     box.prepend(item);
     while (box.children.length > 3) box.lastChild.remove();
     setTimeout(() => item.remove(), 30000);
