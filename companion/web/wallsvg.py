@@ -16,7 +16,10 @@ from companion.rules.wall import Square
 from companion.web.i18n import wind_name
 
 CELL = 20
-MARGIN = 18  # room for stack numbers outside the square
+MARGIN = 26  # room for stack numbers outside the square
+#: text sizes in the SVG's units: on a 360 px phone the square is about 0.7 px per unit, so stack
+#: numbers come out about 10 px tall (9 units made them 6 px, too small to read at the table)
+NUM_SIZE, MARK_SIZE, SEAT_SIZE, DICE_SIZE = 14, 13, 16, 17
 
 #: mark -> (css class, fill, letter shown in the stack)
 STYLES: dict[str, tuple[str, str, str]] = {
@@ -87,8 +90,8 @@ def wall_svg(state: GameState, viewer: str = "E", *, you: int | None = None) -> 
         out.append(f'<rect class="stack {cls}" data-seat="{stack.seat}" data-stack="{stack.stack}" x="{x}" y="{y}" '
                    f'width="{CELL - 2}" height="{CELL - 2}" rx="3" fill="{fill}" stroke="{stroke}"{dash}/>')
         if letter:
-            out.append(f'<text class="mark" x="{x + (CELL - 2) / 2}" y="{y + CELL / 2 + 3}" text-anchor="middle" '
-                       f'font-size="11" font-weight="bold" fill="{TEXT_ON.get(cls, "#1a1a1a")}">{letter}</text>')
+            out.append(f'<text class="mark" x="{x + (CELL - 2) / 2}" y="{y + CELL / 2 + 4}" text-anchor="middle" '
+                       f'font-size="{MARK_SIZE}" font-weight="bold" fill="{TEXT_ON.get(cls, "#1a1a1a")}">{letter}</text>')
         if stack.stack == 1 or stack.stack % 5 == 0:
             out.append(_number(stack.stack, col, row, n))
     out.extend(_seat_labels(state, square, viewer, you))
@@ -100,16 +103,16 @@ def _number(k: int, col: int, row: int, n: int) -> str:
     """Stack numbers outside the square, next to their stack (position contract: from each wall's right end)."""
     cx, cy = MARGIN + col * CELL + CELL / 2, MARGIN + row * CELL + CELL / 2
     if row == n + 1:
-        cy += CELL / 2 + 11
+        cy += CELL / 2 + NUM_SIZE
     elif row == 0:
         cy -= CELL / 2 + 4
     elif col == 0:
-        cx -= CELL / 2 + 8
-        cy += 4
+        cx -= CELL / 2 + 11
+        cy += 5
     else:
-        cx += CELL / 2 + 8
-        cy += 4
-    return f'<text class="num" x="{cx}" y="{cy}" text-anchor="middle" font-size="9" fill="#333">{k}</text>'
+        cx += CELL / 2 + 11
+        cy += 5
+    return f'<text class="num" x="{cx}" y="{cy}" text-anchor="middle" font-size="{NUM_SIZE}" fill="#333">{k}</text>'
 
 
 def _seat_labels(state: GameState, square: Square, viewer: str, you: int | None) -> list[str]:
@@ -121,17 +124,17 @@ def _seat_labels(state: GameState, square: Square, viewer: str, you: int | None)
     near, far = MARGIN + CELL * 2.1, MARGIN + (n + 2) * CELL - CELL * 1.6
     out = []
     for seat, x, y, rot in ((bottom, mid, far, 0), (top, mid, near, 0),
-                            (left, near - CELL * 0.4, mid, -90), (right, far + CELL * 0.1, mid, 90)):
+                            (left, near - CELL * 0.2, mid, -90), (right, far - CELL * 0.2, mid, 90)):
         player = state.rotation.player_at(seat)
         label = f"{wind_name(seat, state.variant.terms)} · {state.players[player]}"
         if player == you:
             label += f" ({_('you')})"
         extra = " east" if seat == "E" else ""
         transform = f' transform="rotate({rot} {x} {y})"' if rot else ""
-        out.append(f'<text class="seat{extra}" x="{x}" y="{y}" text-anchor="middle" font-size="13" '
+        out.append(f'<text class="seat{extra}" x="{x}" y="{y}" text-anchor="middle" font-size="{SEAT_SIZE}" '
                    f'font-weight="{"bold" if seat == "E" else "normal"}" fill="#1a1a1a"{transform}>{escape(label)}</text>')
     if state.brk is not None:
         dice = " + ".join("·".join(str(f) for f in t) for t in state.brk.throws)
-        out.append(f'<text class="dice" x="{mid}" y="{mid + 5}" text-anchor="middle" font-size="14" fill="#1a1a1a">'
+        out.append(f'<text class="dice" x="{mid}" y="{mid + 5}" text-anchor="middle" font-size="{DICE_SIZE}" fill="#1a1a1a">'
                    f'{escape(_("Dice"))} {escape(dice)}</text>')
     return out

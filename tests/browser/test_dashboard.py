@@ -238,6 +238,10 @@ def test_screenshots_and_small_screens(live, browsers):
     phone.size(180, 740)
     assert no_horizontal_scroll(phone)
     phone.size(360, 740)
+    # the wall's stack numbers are read at arm's length on a 360 px phone: about 10 px tall, not 6
+    tallest = phone.execute_script(
+        "return Math.max(...[...document.querySelectorAll('#wall text.num')].map(t => t.getBoundingClientRect().height))")
+    assert tallest >= 11, tallest  # 8 with the 9-unit numbers before
 
     # accessible names: every control has a label or text, the picture a title and description
     unnamed = phone.execute_script("""
