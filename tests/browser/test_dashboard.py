@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -179,6 +180,18 @@ def test_warnings_are_worded_in_the_phones_language(live, browsers):
     wait(phone).until(EC.text_to_be_present_in_element((By.ID, "warnings"), "Würfel 2 liegt schräg: neu werfen (R18)."))
     shown = css(phone, "#warnings").text
     assert "stack" not in shown and "cocked" not in shown and "expected" not in shown
+
+
+def test_history_times_follow_the_page_language_not_the_browsers(live, browsers):
+    services, base = live
+    phone = browsers(lang="en-US")  # a browser that would write "02:05 PM"
+    phone.accept_language("de-DE,de;q=0.9")
+    join(phone, base, seat=0)
+    services.table.record(DiceThrown(faces=[3, 4], source="sim"))
+    phone.get(f"{base}/history")
+    wait(phone).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")) >= 2)
+    times = [e.text for e in phone.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")]
+    assert all(re.fullmatch(r"#\d+ \d{2}:\d{2}", t) for t in times), times  # German: 14:05, no AM/PM
 
 
 def test_a_wrong_code_is_refused(live, browsers):

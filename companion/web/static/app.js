@@ -360,7 +360,8 @@
       const shown = corrected.has(r.id) ? { ...corrected.get(r.id) } : r;
       const off = cancelled.has(r.id);
       const marks = [off ? S.undone_mark : null, corrected.has(r.id) ? S.corrected : null, ignored.has(r.id) ? S.ignored_mark : null].filter(Boolean);
-      const time = new Date(r.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      // in the page's language (chosen on the page), not the browser's
+      const time = new Date(r.at).toLocaleTimeString(document.documentElement.lang || [], { hour: "2-digit", minute: "2-digit" });
       const value = shown.value !== undefined && shown.value !== null ? ` · ${S.value} ${shown.value}` : "";
       const li = el("li", { class: off ? "undone" : null, "data-event": r.id },
         el("span", { class: "muted", text: `#${r.id} ${time} ` }),
