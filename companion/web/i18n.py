@@ -142,9 +142,9 @@ def client_strings() -> dict[str, str]:
         "break_at": _("Break: %(wind)s's wall, stack %(stack)d"),
         "break_wrong": _("The wall was broken at %(observed)s, but the dice say %(expected)s."),
         # warnings from the camera and the dice box, worded from their code and details
-        "warn_wrong_marker": _("The East marker stands at %(seat)s's seat, but East is %(player)s."),
+        "warn_wrong_marker": _("The %(east)s marker stands at %(seat)s's seat, but %(east)s is %(player)s."),
         "warn_wrong_wind": _("The wind disc shows %(shown)s, but this is the %(round)s round."),
-        "warn_few_tiles": _("%(n)s tiles left in the live wall."),
+        "warn_few_tiles": _("Tiles left in the live wall: %(n)s."),
         "warn_rethrow": _("Die %(die)s is cocked: throw it again (R18)."),
         "warn_dice_refused": _("Dice %(faces)s not counted: %(reason)s"),
         "warn_dice_disconnected": _("The dice box was disconnected; reconnecting …"),
@@ -163,6 +163,9 @@ def client_strings() -> dict[str, str]:
         "save": _("Save"),
         "confirm_draw": _("Record a draw"),
         "tenpai": _("Ready (tenpai)"),
+        "han": _("Han"),
+        "fu": _("Fu"),
+        "riichi_declared": _("Declared riichi"),
         "camera_alt": _("Live camera view of the table"),
         **{f"wind_{w}": str(label) for w, label in WIND_LABELS.items()},
     }

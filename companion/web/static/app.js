@@ -100,7 +100,7 @@
       case "wrong_break":
         return pair(w.expected) && pair(w.observed) ? fmt(S.break_wrong, { observed: at(w.observed), expected: at(w.expected) }) : null;
       case "wrong_marker":
-        return w.observed && state ? fmt(S.warn_wrong_marker, { seat: windName(w.observed), player: state.seats.E }) : null;
+        return w.observed && state ? fmt(S.warn_wrong_marker, { east: windName("E"), seat: windName(w.observed), player: state.seats.E }) : null;
       case "wrong_wind":
         return w.observed && w.expected ? fmt(S.warn_wrong_wind, { shown: windName(w.observed), round: windName(w.expected) }) : null;
       case "few_tiles_left":
@@ -218,19 +218,47 @@
     }));
   }
 
-  // two taps: who won (or draw), then from whom (or self-drawn); the value is optional. What was
-  // typed or ticked lives here, not only in the form: every state update redraws the recorder, and
-  // a refused result goes back to the step it came from with it
+  // two taps: who won (or draw), then from whom (or self-drawn); the value is optional (riichi: han
+  // and fu, and who declared riichi). What was typed or ticked lives here, not only in the form: a
+  // refused result goes back to the step it came from with it. A step that is open is not drawn
+  // again on a state update (another phone's result, the camera's dice) unless it has to be: a
+  // redraw would move the caret in the value being typed ("1", update, "2" gave 21).
   let pickedWinner = null;
   let typedValue = "";
+  let typedFu = "";
   const readyTicked = new Set();
-  function pick(winner) { pickedWinner = winner; typedValue = ""; readyTicked.clear(); renderRecorder(); }
+  const riichiTicked = new Set();
+  let shownStep = null;
+  let drawnAt = -Infinity;
+  // a tap on "who won" this soon after a result was sent is the second tap of a double tap on the
+  // result button, landing on the first step drawn under the finger
+  const DOUBLE_TAP_MS = 400;
+  function pick(winner) {
+    if (performance.now() - drawnAt < DOUBLE_TAP_MS) return;
+    pickedWinner = winner; typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear();
+    renderRecorder();
+  }
+  function startOver() { pickedWinner = null; renderRecorder(); }
+  function ticks(name, set, legend) {
+    return el("fieldset", { class: "ready" }, el("legend", { text: legend }),
+      ...state.players.map((player, i) => el("label", {}, el("input", { type: "checkbox", name, value: i,
+        checked: set.has(i), onchange: (e) => (e.target.checked ? set.add(i) : set.delete(i)) }), " " + player)));
+  }
+  function numberInput(id, label, value, oninput, max) {
+    return el("p", { class: "value" }, el("label", { for: id, text: label + " " }),
+      el("input", { id, type: "number", inputmode: "numeric", min: "0", max, name: id, value: value || null,
+        oninput: (e) => oninput(e.target.value) }));
+  }
   function renderRecorder() {
     const box = $("#recorder");
     if (!box || !canWrite) return;
     const steps = $("#recorder-steps", box);
     if (!steps) return;
+    const step = JSON.stringify([pickedWinner, state.game, state.game_over, state.players, state.seat_winds]);
+    if (step === shownStep && steps.childElementCount) return;  // the same step is open: leave it as it is
+    shownStep = step;
     const focusInside = box.contains(document.activeElement);
+    const riichi = state.variant.scoring === "riichi";
     if (state.game_over) { steps.replaceChildren(el("p", { text: S.game_over })); return; }
     if (pickedWinner === null) {
       steps.replaceChildren(
@@ -244,43 +272,38 @@
       const ready = state.variant.counter === "honba";
       steps.replaceChildren(
         el("p", { class: "step", id: "step-title", text: S.drawn }),
-        ready ? el("fieldset", { class: "ready" }, el("legend", { text: S.tenpai }),
-          ...state.players.map((name, i) => el("label", {}, el("input", { type: "checkbox", name: "ready", value: i,
-            checked: readyTicked.has(i), onchange: (e) => (e.target.checked ? readyTicked.add(i) : readyTicked.delete(i)) }),
-          " " + name))) : null,
+        ready ? ticks("ready", readyTicked, S.tenpai) : null,
+        riichi ? ticks("riichi", riichiTicked, S.riichi_declared) : null,
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
-          el("button", { type: "button", class: "choice", "data-confirm": "draw", text: S.confirm_draw, onclick: () => {
-            record({ result: "draw", ready: [...readyTicked].sort((a, b) => a - b) });
-          } }),
-          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: () => { pickedWinner = null; renderRecorder(); } })));
+          el("button", { type: "button", class: "choice", "data-confirm": "draw", text: S.confirm_draw,
+            onclick: () => record({ result: "draw", ready: sorted(readyTicked), riichi: sorted(riichiTicked) }) }),
+          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: startOver })));
     } else {
       const winner = pickedWinner;
-      const valueId = "hand-value";
+      const win = (from) => record({ result: "win", winner, from, value: readNumber(typedValue),
+        ...(riichi ? { fu: readNumber(typedFu), riichi: sorted(riichiTicked) } : {}) });
       steps.replaceChildren(
         el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
-        el("p", { class: "value" }, el("label", { for: valueId, text: S.value + " " }),
-          el("input", { id: valueId, type: "number", inputmode: "numeric", min: "0", max: "1000000", name: "value",
-            value: typedValue || null, oninput: (e) => { typedValue = e.target.value; } })),
+        numberInput("hand-value", riichi ? S.han : S.value, typedValue, (v) => { typedValue = v; }, "1000000"),
+        riichi ? numberInput("hand-fu", S.fu, typedFu, (v) => { typedFu = v; }, "200") : null,
+        riichi ? ticks("riichi", riichiTicked, S.riichi_declared) : null,
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
-          el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn,
-            onclick: () => record({ result: "win", winner, from: null, value: readValue() }) }),
+          el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn, onclick: () => win(null) }),
           ...state.players.map((_, i) => (i === winner ? null : el("button", { type: "button", class: "choice", "data-from": i,
-            text: seatLabel(i), onclick: () => record({ result: "win", winner, from: i, value: readValue() }) }))),
-          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: () => { pickedWinner = null; renderRecorder(); } })));
+            text: seatLabel(i), onclick: () => win(i) }))),
+          el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: startOver })));
     }
     if (focusInside) { const first = $("button, input", steps); if (first) first.focus(); }
   }
-  function readValue() {
-    const v = ($("#hand-value") || {}).value;
-    return v === "" || v === undefined ? null : Number(v);
-  }
+  const sorted = (set) => [...set].sort((a, b) => a - b);
+  const readNumber = (v) => (v === "" || v === undefined || v === null ? null : Number(v));
   function record(result) {
     const picked = pickedWinner;
     pickedWinner = null;  // at once, so that a second tap cannot record it twice
+    drawnAt = performance.now();
     renderRecorder();
     post("/api/hands", result).then((answer) => {
-      typedValue = "";
-      readyTicked.clear();
+      typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear();
       toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
     }).catch(() => {
       // refused (the reason shows at the top): back to the step, with what was typed, to mend it
@@ -295,7 +318,7 @@
     box.hidden = rolls.length === 0;
     const list = $("ul", box);
     const due = Boolean(state.expected_throw);  // a roll can count only while a throw is due
-    list.replaceChildren(...rolls.map((r) => el("li", {}, `${r.faces.join(" + ")} (${r.source}) `,
+    list.replaceChildren(...rolls.map((r) => el("li", {}, `${r.faces.join(" + ")} (${S["source_" + r.source] || r.source}) `,
       canWrite && due ? el("button", { type: "button", class: "link-button", text: S.assign,
         onclick: () => post(`/api/rolls/${r.event}/assign`, {}).catch(() => null) }) : null,
       canWrite ? el("button", { type: "button", class: "link-button", text: S.discard,
@@ -342,6 +365,9 @@
   async function renderHistory() {
     const list = $("#log");
     if (!list || historyFor === state.last_event) return;
+    // a correction being typed is not swept away by another phone's event: the list is drawn
+    // again when the form closes (saved or cancelled)
+    if ($("form.correct", list)) return;
     historyFor = state.last_event;
     let records = [];
     try { records = await (await fetch("/api/events", { credentials: "same-origin" })).json(); } catch (e) { return; }
@@ -392,7 +418,7 @@
       el("label", {}, S.discarder + " ", el("select", { name: "from" }, ...options(ev.discarder, true))),
       el("label", {}, S.value + " ", el("input", { type: "number", name: "value", value: ev.value ?? "" })),
       el("button", { type: "submit", text: S.save }),
-      el("button", { type: "button", class: "secondary", text: S.cancel, onclick: () => form.remove() }));
+      el("button", { type: "button", class: "secondary", text: S.cancel, onclick: () => closeCorrection(form) }));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const f = new FormData(form);
@@ -400,9 +426,13 @@
       const data = winner === "draw" ? { result: "draw" } : {
         result: "win", winner: Number(winner), from: f.get("from") === "" ? null : Number(f.get("from")),
         value: f.get("value") === "" ? null : Number(f.get("value")) };
-      post(`/api/events/${id}/correct`, data).then(() => form.remove()).catch(() => null);
+      post(`/api/events/${id}/correct`, data).then(() => closeCorrection(form)).catch(() => null);
     });
     li.append(form);
+  }
+  function closeCorrection(form) {
+    form.remove();
+    renderHistory();  // what came in while it was open
   }
 
   // --- the live stream --------------------------------------------------------------------------
