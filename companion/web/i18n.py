@@ -137,6 +137,9 @@ def client_strings() -> dict[str, str]:
         "assign": _("Count as this throw"),
         "nothing_yet": _("No hands played yet."),
         "warning": _("Warning"),
+        # labels before a message: French puts a space before the colon
+        "error_colon": _("Error: "),
+        "warning_colon": _("Warning: "),
         "too_many": _("Too many requests; wait a moment."),
         "pick_seat": _("Choose your seat to record results."),
         "break_at": _("Break: %(wind)s's wall, stack %(stack)d"),

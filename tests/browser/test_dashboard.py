@@ -122,6 +122,7 @@ def test_a_refused_result_shows_its_error_where_the_phone_is_scrolled(live, brow
     css(ann, 'button[data-from="0"]').click()
     wait(ann).until(lambda d: services.table.state.history)
     assert services.table.state.history[-1]["winner"] == "Bob"
+    wait(ann, 2).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#errors .error"))  # the mended result clears it
 
 
 def test_what_is_typed_in_the_recorder_survives_another_phones_update(live, browsers):

@@ -58,6 +58,7 @@
       showError(resp.status === 429 ? S.too_many : message);
       throw new Error(message);
     }
+    clearError();  // this write went through: an earlier refusal no longer stands
     if (answer && answer.state) { state = answer.state; render(); }
     return answer;
   }
@@ -85,11 +86,17 @@
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
   }
+  let errorTimer = null;
   function showError(message) {
     const box = $("#errors");
     if (!box) return;
-    box.replaceChildren(el("p", { class: "error", text: `${S.error}: ${message}` }));
-    setTimeout(() => box.replaceChildren(), 10000);
+    box.replaceChildren(el("p", { class: "error", text: S.error_colon + message }));
+    clearTimeout(errorTimer);  // one timer: an older error's must not cut a newer one short
+    errorTimer = setTimeout(clearError, 10000);
+  }
+  function clearError() {
+    const box = $("#errors");
+    if (box) box.replaceChildren();
   }
   // a warning in the page's language, from its code and details; the server's English text
   // where the details do not say enough (an older server, a warning the page has no words for)
@@ -118,7 +125,7 @@
   function showWarning(w) {
     const box = $("#warnings");
     if (!box) return;
-    const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning + ": " }),
+    const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning_colon }),
       warningText(w) || w.message || w.code);
     box.prepend(item);
     while (box.children.length > 3) box.lastChild.remove();
