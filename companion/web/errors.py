@@ -82,8 +82,13 @@ def install(app: Flask) -> None:
         code = {413: "too_large", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}.get(
             e.code or 500, "bad_request" if (e.code or 500) < 500 else "server_error")
         limit = request.max_content_length or 0
-        message = {413: f"the request body is too large (at most {limit // 1024} KiB)"}.get(e.code or 500,
-                                                                                         e.description or e.name)
+        message = e.description or e.name
+        if e.code == 413:
+            message = _("the request body is too large (at most %(kib)s KiB)", kib=limit // 1024)
+        elif e.description == type(e).description:  # werkzeug's own English, not a reason given here
+            message = {404: _("There is nothing at this address."),
+                       405: _("This address does not take a %(method)s request.", method=request.method),
+                       415: _("The request must be JSON (Content-Type: application/json).")}.get(e.code, message)
         headers = dict(e.get_headers()) if e.code == 405 else {}
         headers.pop("Content-Type", None)
         return error_response(e.code or 500, code, message, headers)

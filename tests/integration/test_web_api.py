@@ -690,6 +690,16 @@ def test_a_refused_player_name_is_explained_in_the_phones_language(app):
     assert en.json["error"]["message"] == "player name 'S' reads as a seat number or a seat wind (E, S, W, N); choose another"
 
 
+def test_http_errors_are_said_in_the_phones_language(app):
+    phone = Phone(app)
+    page = phone.get("/nowhere", headers={"Accept-Language": "fr", "Accept": "text/html"}).get_data(as_text=True)
+    assert "Il n’y a rien à cette adresse." in page and "The requested URL" not in page
+    r = phone.get("/api/nothing", headers={"Accept-Language": "de"})
+    assert r.status_code == 404 and r.json["error"]["message"] == "Unter dieser Adresse gibt es nichts."
+    r = phone.get("/api/nothing")
+    assert r.json["error"]["message"] == "There is nothing at this address."
+
+
 def test_a_refused_undo_names_the_event_in_the_phones_language(app):
     phone = Phone(app)
     phone.join(player=0)
