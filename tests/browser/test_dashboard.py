@@ -125,12 +125,18 @@ def test_a_refused_result_shows_its_error_where_the_phone_is_scrolled(live, brow
     wait(ann, 2).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#errors .error"))  # the mended result clears it
 
 
-def test_what_is_typed_in_the_recorder_survives_another_phones_update(live, browsers):
-    services, base = live
+def east_picks_south_as_winner(base, browsers):
+    """Ann (East) at the recorder's second step: Bob (South) won, from whom?"""
     ann = browsers()
     join(ann, base, seat=0)
     wait_live(ann)
     css(ann, 'button[data-winner="1"]').click()
+    return ann
+
+
+def test_what_is_typed_in_the_recorder_survives_another_phones_update(live, browsers):
+    services, base = live
+    ann = east_picks_south_as_winner(base, browsers)
     css(ann, "#hand-value").send_keys("32")
     services.table.record(DiceThrown(faces=[3, 4], source="sim"))  # the state moves on meanwhile: a redraw
     wait(ann).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, '[data-bind="last-dice"]'), "3 + 4"))
@@ -144,10 +150,7 @@ def test_what_is_typed_in_the_recorder_survives_another_phones_update(live, brow
 
 def test_a_double_tap_on_a_result_records_it_once_and_opens_no_stray_step(live, browsers):
     services, base = live
-    ann = browsers()
-    join(ann, base, seat=0)
-    wait_live(ann)
-    css(ann, 'button[data-winner="1"]').click()
+    ann = east_picks_south_as_winner(base, browsers)
     # the second tap of a double tap lands on the first step, drawn under the finger at once
     ann.execute_script("""
         document.querySelector('button[data-from="self"]').click();
