@@ -163,7 +163,7 @@ def test_a_double_tap_on_a_result_records_it_once_and_opens_no_stray_step(live, 
     wait(ann).until(lambda d: d.find_elements(By.ID, "hand-value"))
 
 
-def test_a_riichi_win_is_recorded_with_han_fu_and_riichi_declarations(live, browsers):
+def test_a_riichi_win_is_recorded_and_corrected_with_han_fu_and_riichi_declarations(live, browsers):
     services, base = live
     host = browsers()
     join(host, base, code=HOST_CODE, role="host", seat=0)
@@ -178,8 +178,22 @@ def test_a_riichi_win_is_recorded_with_han_fu_and_riichi_declarations(live, brow
     css(host, 'input[name="riichi"][value="1"]').click()
     css(host, 'button[data-from="0"]').click()
     wait(host).until(lambda d: services.table.state.history)
-    won = services.table.records()[-1].event
-    assert (won.winner, won.discarder, won.value, won.fu, won.riichi) == (1, 0, 3, 30, [1])
+    won = services.table.records()[-1]
+    assert (won.event.winner, won.event.discarder, won.event.value, won.event.fu, won.event.riichi) == (1, 0, 3, 30, [1])
+
+    # and corrected from the history the same way: 2 han 40 fu, Ann's riichi too
+    host.get(f"{base}/history")
+    wait(host).until(lambda d: d.find_elements(By.CSS_SELECTOR, '#log button[data-action="correct"]'))
+    css(host, f'#log li[data-event="{won.id}"] button[data-action="correct"]').click()
+    assert css(host, 'form.correct input[name="fu"]').get_attribute("value") == "30"
+    for name, value in (("value", "2"), ("fu", "40")):
+        css(host, f'form.correct input[name="{name}"]').clear()
+        css(host, f'form.correct input[name="{name}"]').send_keys(value)
+    css(host, 'form.correct input[name="riichi"][value="0"]').click()
+    css(host, "form.correct button[type=submit]").click()
+    wait(host).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "form.correct"))
+    fixed = services.table.records()[-1].event.event
+    assert (fixed.value, fixed.fu, sorted(fixed.riichi)) == (2, 40, [0, 1])
 
 
 def test_a_correction_being_typed_survives_another_phones_event(live, browsers):

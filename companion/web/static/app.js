@@ -419,20 +419,30 @@
       withNone ? el("option", { value: "", text: S.self_drawn, selected: selected === null || selected === undefined }) : null,
       ...state.players.map((name, i) => el("option", { value: String(i), text: name, selected: selected === i })),
     ];
+    // riichi: han and fu, who declared riichi and who was tenpai, as the recorder takes them
+    const riichi = state.variant.scoring === "riichi";
+    const ticked = (name, legend, chosen) => el("fieldset", { class: "ready" }, el("legend", { text: legend }),
+      ...state.players.map((player, i) => el("label", {}, el("input", { type: "checkbox", name, value: i,
+        checked: (chosen || []).includes(i) }), " " + player)));
     const form = el("form", { class: "correct" },
       el("label", {}, S.who_won + " ", el("select", { name: "winner" },
         el("option", { value: "draw", text: S.draw, selected: ev.type === "hand_drawn" }), ...options(ev.winner, false))),
       el("label", {}, S.discarder + " ", el("select", { name: "from" }, ...options(ev.discarder, true))),
-      el("label", {}, S.value + " ", el("input", { type: "number", name: "value", value: ev.value ?? "" })),
+      el("label", {}, (riichi ? S.han : S.value) + " ", el("input", { type: "number", name: "value", value: ev.value ?? "" })),
+      riichi ? el("label", {}, S.fu + " ", el("input", { type: "number", name: "fu", value: ev.fu ?? "" })) : null,
+      riichi ? ticked("riichi", S.riichi_declared, ev.riichi) : null,
+      state.variant.counter === "honba" ? ticked("ready", S.tenpai, ev.ready) : null,
       el("button", { type: "submit", text: S.save }),
       el("button", { type: "button", class: "secondary", text: S.cancel, onclick: () => closeCorrection(form) }));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const f = new FormData(form);
       const winner = f.get("winner");
-      const data = winner === "draw" ? { result: "draw" } : {
+      const number = (name) => (f.get(name) === "" || f.get(name) === null ? null : Number(f.get(name)));
+      const ticks = (name) => f.getAll(name).map(Number);
+      const data = winner === "draw" ? { result: "draw", ready: ticks("ready"), riichi: ticks("riichi") } : {
         result: "win", winner: Number(winner), from: f.get("from") === "" ? null : Number(f.get("from")),
-        value: f.get("value") === "" ? null : Number(f.get("value")) };
+        value: number("value"), ...(riichi ? { fu: number("fu"), riichi: ticks("riichi") } : {}) };
       post(`/api/events/${id}/correct`, data).then(() => closeCorrection(form)).catch(() => null);
     });
     li.append(form);
