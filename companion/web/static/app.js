@@ -246,11 +246,14 @@
     renderRecorder();
   }
   function startOver() { pickedWinner = null; renderRecorder(); }
-  function ticks(name, set, legend) {
+  // a box per player (who declared riichi, who was tenpai), ticked where `ticked(i)`; with `set`,
+  // each change is kept there (the recorder); without, the form is read when sent (a correction)
+  function playerBoxes(name, legend, ticked, set = null) {
     return el("fieldset", { class: "ready" }, el("legend", { text: legend }),
       ...state.players.map((player, i) => el("label", {}, el("input", { type: "checkbox", name, value: i,
-        checked: set.has(i), onchange: (e) => (e.target.checked ? set.add(i) : set.delete(i)) }), " " + player)));
+        checked: ticked(i), onchange: set && ((e) => (e.target.checked ? set.add(i) : set.delete(i))) }), " " + player)));
   }
+  const ticks = (name, set, legend) => playerBoxes(name, legend, (i) => set.has(i), set);
   function numberInput(id, label, value, oninput, max) {
     return el("p", { class: "value" }, el("label", { for: id, text: label + " " }),
       el("input", { id, type: "number", inputmode: "numeric", min: "0", max, name: id, value: value || null,
@@ -421,9 +424,7 @@
     ];
     // riichi: han and fu, who declared riichi and who was tenpai, as the recorder takes them
     const riichi = state.variant.scoring === "riichi";
-    const ticked = (name, legend, chosen) => el("fieldset", { class: "ready" }, el("legend", { text: legend }),
-      ...state.players.map((player, i) => el("label", {}, el("input", { type: "checkbox", name, value: i,
-        checked: (chosen || []).includes(i) }), " " + player)));
+    const ticked = (name, legend, chosen) => playerBoxes(name, legend, (i) => (chosen || []).includes(i));
     const form = el("form", { class: "correct" },
       el("label", {}, S.who_won + " ", el("select", { name: "winner" },
         el("option", { value: "draw", text: S.draw, selected: ev.type === "hand_drawn" }), ...options(ev.winner, false))),
@@ -438,11 +439,10 @@
       e.preventDefault();
       const f = new FormData(form);
       const winner = f.get("winner");
-      const number = (name) => (f.get(name) === "" || f.get(name) === null ? null : Number(f.get(name)));
-      const ticks = (name) => f.getAll(name).map(Number);
-      const data = winner === "draw" ? { result: "draw", ready: ticks("ready"), riichi: ticks("riichi") } : {
-        result: "win", winner: Number(winner), from: f.get("from") === "" ? null : Number(f.get("from")),
-        value: number("value"), ...(riichi ? { fu: number("fu"), riichi: ticks("riichi") } : {}) };
+      const players = (name) => f.getAll(name).map(Number);
+      const data = winner === "draw" ? { result: "draw", ready: players("ready"), riichi: players("riichi") } : {
+        result: "win", winner: Number(winner), from: readNumber(f.get("from")),
+        value: readNumber(f.get("value")), ...(riichi ? { fu: readNumber(f.get("fu")), riichi: players("riichi") } : {}) };
       post(`/api/events/${id}/correct`, data).then(() => closeCorrection(form)).catch(() => null);
     });
     li.append(form);
