@@ -14,8 +14,9 @@
 #
 # Options: --dry-run, --no-apt (skip system packages), --no-start (install, do not (re)start).
 # Environment: DESTDIR=DIR installs under DIR instead of / (for packaging and the project's tests:
-# no service is started, `systemctl --root` enables it, and the users and groups of this machine are
-# neither read nor changed: the target applies /etc/sysusers.d/companion.conf with systemd-sysusers);
+# no service is started, `systemctl --root` enables it, no system package is installed here (the
+# target needs them; they are listed), and the users and groups of this machine are neither read nor
+# changed: the target applies /etc/sysusers.d/companion.conf with systemd-sysusers);
 # PYTHON (default python3); PIP_ARGS (extra arguments for pip, e.g. --no-deps in the tests).
 set -euo pipefail
 
@@ -42,7 +43,7 @@ for arg in "$@"; do
     --dry-run) DRY_RUN=1 ;;
     --no-apt) APT=0 ;;
     --no-start) START=0 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +62,10 @@ echo "Mahjong table companion: installing from $SRC${ROOT:+ into $ROOT}"
 
 # --- 1. system packages -------------------------------------------------------------------------
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-if [ "$APT" = 1 ]; then
+if [ "$APT" = 1 ] && [ -n "$ROOT" ]; then
+  # a DESTDIR install builds for another machine: apt here would change this one, not the target
+  note "system packages: left to the target (${PACKAGES[*]}; on Raspberry Pi OS also ${PI_PACKAGES[*]})"
+elif [ "$APT" = 1 ]; then
   missing=()
   for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
   for p in "${PI_PACKAGES[@]}"; do
