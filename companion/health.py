@@ -9,12 +9,14 @@ machine. Inside the running companion the report reads the adapters' live link s
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sqlite3
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -168,6 +170,7 @@ def gpio_from_status(status: dict[str, Any] | None) -> Check:
 def probe_gpio(settings: Settings) -> Check:
     """Claim the configured pins briefly, as the service would, and let them go."""
     from companion.hardware.gpio.panel import Panel
+    from companion.hardware.gpio.panel import log as panel_log
     from companion.hub import Hub
 
     factory = None
@@ -179,7 +182,8 @@ def probe_gpio(settings: Settings) -> Check:
     panel = Panel(_NoTable(), hub, settings.gpio, factory)
     with warnings.catch_warnings(record=True) as said:  # gpiozero's fallback warnings: into the report
         warnings.simplefilter("always")
-        panel.start()
+        with _silenced(panel_log):  # the service logs a failure; here the report says it, once
+            panel.start()
     check = gpio_from_status(hub.status.get("gpio"))
     panel.stop()
     if said:
@@ -187,6 +191,15 @@ def probe_gpio(settings: Settings) -> Check:
     if check.level == "fail" and "in use" in check.summary.lower():
         check.summary += " (is the companion service running? it holds the pins)"
     return check
+
+
+@contextmanager
+def _silenced(logger: logging.Logger):
+    was, logger.disabled = logger.disabled, True
+    try:
+        yield
+    finally:
+        logger.disabled = was
 
 
 class _NoTable:

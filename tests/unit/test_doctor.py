@@ -3,6 +3,8 @@
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -214,6 +216,19 @@ def test_doctor_asked_at_a_url_that_is_no_companion_says_so(answer):
         server.shutdown()
     r = CliRunner().invoke(main, ["doctor", "--url", "notaurl"])
     assert r.exit_code == 1 and "give the companion's address" in r.output
+
+
+def test_pins_that_cannot_be_had_are_said_once_in_the_report(tmp_path, monkeypatch):
+    """The panel's own log line (for the service) is not printed above the doctor's report."""
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")  # as on a machine with no GPIO
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[camera]\nsource = "off"\n[gpio]\nbackend = "real"\n')
+    # a process of its own: the service's logging writes to the real stderr, which CliRunner does not catch
+    r = subprocess.run([sys.executable, "-m", "companion", "doctor", "--config", str(cfg),
+                        "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr == "" and r.stdout.startswith("Health of this machine"), r.stderr + r.stdout
+    assert r.stdout.count("pin factory") == 1 and "FAIL  gpio      lamps and buttons not working" in r.stdout
 
 
 def test_standalone_gpio_probe_releases_the_pins(tmp_path):
