@@ -33,10 +33,10 @@ def check_players(players: Sequence[str]) -> list[str]:
     winds = {w.casefold() for w in WINDS}
     for n in names:
         if n.isdigit() or n.upper() in WINDS or n.casefold() in winds:
-            raise GameRuleError(N_("player name %(name)s reads as a seat number or a seat wind (E, S, W, N); "
-                                   "choose another"), name=repr(n))
+            raise GameRuleError(N_("player name “%(name)s” reads as a seat number or a seat wind (E, S, W, N); "
+                                   "choose another"), name=n)
         if not n.isprintable():  # control, format (e.g. right-to-left override), separators, unassigned
-            raise GameRuleError(N_("player name %(name)s contains a control or invisible character"), name=repr(n))
+            raise GameRuleError(N_("player name “%(name)s” contains a control or invisible character"), name=n)
     if len({n.casefold() for n in names}) != 4:
         raise GameRuleError(N_("player names must differ"))
     return names
@@ -98,8 +98,8 @@ class Table:
                 earlier = self.store.find_key(key)
                 if earlier is not None:
                     if earlier.game != self._state.game or encode(earlier.event) != encode(event):
-                        raise GameRuleError(N_("the request key %(key)s was used for another request "
-                                               "(event %(id)s); send a new key"), key=repr(key), id=earlier.id)
+                        raise GameRuleError(N_("the request key “%(key)s” was used for another request "
+                                               "(event %(id)s); send a new key"), key=key, id=earlier.id)
                     return earlier
             if isinstance(event, (Undone, Corrected)):
                 check_meta(self._records, event)
@@ -168,7 +168,7 @@ class Table:
                 return i
         if ref.upper() in WINDS:
             return state.rotation.player_at(ref.upper())
-        raise GameRuleError(N_("no player %(ref)s at this table (players: %(players)s)"), ref=repr(ref),
+        raise GameRuleError(N_("no player “%(ref)s” at this table (players: %(players)s)"), ref=ref,
                             players=", ".join(state.players))
 
     def _publish(self, record: Recorded, state: GameState | None) -> None:

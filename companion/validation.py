@@ -15,10 +15,10 @@ import msgspec
 import msgspec.inspect as mi
 
 T = TypeVar("T")
-_AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 
 
-def _choices(root: type, path: str) -> list[str] | None:
+def choices(root: type, path: str) -> list[str] | None:
     """The allowed values of the field at `path` if it is a choice (Literal or tagged union)."""
     info: Any = mi.type_info(root)
     for part in filter(None, re.split(r"\.|\[\d+\]", path)):
@@ -46,12 +46,12 @@ def _choices(root: type, path: str) -> list[str] | None:
 
 def explain(err: msgspec.ValidationError, root: type) -> str:
     """'field.path: message (one of: …)' from a msgspec validation error."""
-    m = _AT.match(str(err))
+    m = AT.match(str(err))
     msg, path = (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
     if "Invalid enum value" in msg or "Invalid value" in msg:
-        choices = _choices(root, path)
-        if choices:
-            msg += f" (one of: {', '.join(choices)})"
+        allowed = choices(root, path)
+        if allowed:
+            msg += f" (one of: {', '.join(allowed)})"
     elif re.fullmatch(r"Expected `int( \| null)?`, got `float`", msg):
         msg = "a whole number, not a fraction"  # e.g. a hand value of 2.5 typed on a phone
     return f"{path}: {msg}" if path else msg

@@ -275,8 +275,9 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
         raise GameRuleError(N_("the game is over"))
     n = state.variant.dice.dice
     cocked = sorted(set(ev.cocked))
-    if any(not 0 <= c < len(ev.faces) for c in cocked):
-        raise DiceError(N_("cocked die %(cocked)s is not one of the %(n)s dice thrown"), cocked=cocked, n=len(ev.faces))
+    if stray := [c for c in cocked if not 0 <= c < len(ev.faces)]:  # the event counts from 0, players from 1
+        raise DiceError(N_("cocked die %(cocked)s is not one of the %(n)s dice thrown"),
+                        cocked=", ".join(str(c + 1) for c in stray), n=len(ev.faces))
     for i, face in enumerate(ev.faces):
         if not (1 <= face <= 6 or (i in cocked and face == 0)):
             raise DiceError(N_("a die shows 1 to 6, not %(face)s"), face=face)

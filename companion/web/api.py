@@ -20,8 +20,8 @@ from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Rec
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
-from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, SeatBody, UndoBody, idempotency_key,
-                                  read_json)
+from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, SeatBody, UndoBody, field_label,
+                                  idempotency_key, read_json)
 from companion.web.errors import WebError
 from companion.web.guard import (csrf_token, current_viewer, require_host, require_read, require_write, services,
                                  shows_code, sign_out, web)
@@ -136,7 +136,7 @@ def hand_scores(given: dict[str, int], *, before: int | None = None) -> dict[int
     for ref, value in given.items():
         player = resolve_player(ref, "hand_scores", before=before)
         if player in scores:
-            raise WebError(400, "bad_request", _("hand_scores: player %(ref)s is named twice", ref=repr(ref)))
+            raise WebError(400, "bad_request", _("%(field)s: player “%(ref)s” is named twice", field=field_label("hand_scores"), ref=ref))
         scores[player] = value
     return scores
 

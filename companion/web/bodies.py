@@ -1,7 +1,10 @@
 """Request bodies: JSON turned into typed structs, or a clear 4xx naming what is wrong.
 
 Routes get a validated struct and stay a few lines long. Players can be named by index
-(0..3, the first-hand seat), by name, or by their current seat wind letter.
+(0..3, the first-hand seat), by name, or by their current seat wind letter. What is wrong
+with a body is said in the phone's language: msgspec's English ("Expected `int | null`, got
+`float` - at `$.value`") is read back into a template ("value: a whole number, not a
+fraction"), and the checks msgspec cannot express live in each body's `check()`.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from typing import Literal, TypeVar
 import msgspec
 from flask import request
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 
-from companion.validation import explain
+from companion.validation import AT, choices
 from companion.web.errors import WebError
 
 T = TypeVar("T")
@@ -25,8 +29,62 @@ _KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 SCORE_LIMIT = 1_000_000
 
 
+#: the bodies' fields as a phone's forms call them (a field not here is named as it is sent)
+FIELD_LABELS = {
+    "result": lazy_gettext("result"), "winner": lazy_gettext("winner"), "from": lazy_gettext("from whom"),
+    "value": lazy_gettext("value"), "fu": lazy_gettext("fu"), "hand_scores": lazy_gettext("hand scores"),
+    "riichi": lazy_gettext("declared riichi"), "ready": lazy_gettext("ready (tenpai)"),
+    "faces": lazy_gettext("dice"), "cocked": lazy_gettext("cocked dice"), "player": lazy_gettext("player"), "seat": lazy_gettext("seat"),
+    "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
+    "target": lazy_gettext("event to undo"), "variant": lazy_gettext("variant"), "players": lazy_gettext("players"),
+}
+#: msgspec's JSON type names in a player's words
+_KINDS = {"int": lazy_gettext("a whole number"), "float": lazy_gettext("a number"), "str": lazy_gettext("text"),
+          "bool": lazy_gettext("true or false"), "array": lazy_gettext("a list"),
+          "object": lazy_gettext("named values (a JSON object)"), "null": lazy_gettext("nothing (null)")}
+
+
+def field_label(name: str) -> str:
+    """A body field (or a path into one: `hand_scores[...]`, `faces[1]`) as the phone names it."""
+    head = re.split(r"[.\[]", name, maxsplit=1)[0]
+    return str(FIELD_LABELS.get(head, head))
+
+
+def _kinds(names: str) -> str:
+    words = [str(_KINDS.get(k.strip(), k.strip())) for k in names.split("|")]
+    return _(" or ").join(words) if len(words) > 1 else words[0]
+
+
+def explain(err: msgspec.ValidationError, type_: type) -> str:
+    """What is wrong with a body, in the phone's language (msgspec's English where it is unknown)."""
+    m = AT.match(str(err))
+    msg, path = (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
+    field = field_label(path) if path else ""
+    if found := re.fullmatch(r"Object contains unknown field `(.+)`", msg):
+        return _("%(field)s: there is no such field here", field=found.group(1))
+    if found := re.fullmatch(r"Object missing required field `(.+)`", msg):
+        return _("%(field)s: missing", field=field_label(found.group(1)))
+    if found := re.fullmatch(r"Expected `(.+)`, got `(.+)`", msg):
+        expected, got = found.groups()
+        if got == "float" and expected.split(" | ")[0] == "int":  # e.g. a hand value of 2.5 typed on a phone
+            text = _("a whole number, not a fraction")
+        else:
+            text = _("%(expected)s is needed, not %(got)s", expected=_kinds(expected), got=_kinds(got))
+        return _("%(field)s: %(text)s", field=field, text=text) if field else text
+    if found := re.fullmatch(r"Invalid enum value '?(.*?)'?", msg):
+        allowed = choices(type_, path) or []
+        return _("%(field)s: “%(value)s” is not one of %(choices)s", field=field, value=found.group(1),
+                 choices=", ".join(allowed))
+    return _("%(field)s: %(text)s", field=field, text=msg) if field else msg
+
+
+class BodyError(ValueError):
+    """A body that msgspec decoded but that cannot be (a win without a winner); its message is translated."""
+
+
 class Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
+    def check(self) -> None:
+        """Raise BodyError (a translated message) for what the field types cannot say."""
 
 
 class JoinBody(Body):
@@ -56,17 +114,19 @@ class HandBody(Body):
     riichi: list[PlayerRef] = msgspec.field(default_factory=list)
     ready: list[PlayerRef] = msgspec.field(default_factory=list)
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         if self.result == "win" and self.winner is None:
-            raise ValueError("a win needs a winner")
+            raise BodyError(_("%(field)s: a win needs a winner", field=field_label("winner")))
         if self.result == "draw" and (self.winner is not None or self.from_ is not None):
-            raise ValueError("a draw has no winner")
+            raise BodyError(_("%(field)s: a draw has no winner", field=field_label("winner")))
         for name, v in (("value", self.value), ("fu", self.fu)):
             if v is not None and not -SCORE_LIMIT <= v <= SCORE_LIMIT:
-                raise ValueError(f"{name} must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
+                raise BodyError(_("%(field)s: must be between %(low)s and %(high)s", field=field_label(name),
+                                  low=-SCORE_LIMIT, high=SCORE_LIMIT))
         for k, v in self.hand_scores.items():
             if not -SCORE_LIMIT <= v <= SCORE_LIMIT:
-                raise ValueError(f"hand_scores: {k!r}: a hand score must be between -{SCORE_LIMIT} and {SCORE_LIMIT}")
+                raise BodyError(_("%(field)s: “%(player)s”: must be between %(low)s and %(high)s",
+                                  field=field_label("hand_scores"), player=k, low=-SCORE_LIMIT, high=SCORE_LIMIT))
 
 
 class DiceBody(Body):
@@ -74,9 +134,9 @@ class DiceBody(Body):
     #: indices of dice that landed cocked or outside the walls (R18); their face is 0
     cocked: list[int] = msgspec.field(default_factory=list)
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         if not 1 <= len(self.faces) <= 3:
-            raise ValueError("faces: one to three dice")
+            raise BodyError(_("%(field)s: one to three dice", field=field_label("faces")))
 
 
 class UndoBody(Body):
@@ -100,11 +160,16 @@ def read_json(type_: type[T]) -> T:
     elif request.mimetype != "application/json":
         raise WebError(415, "unsupported_media_type", _("Send the request body as JSON (Content-Type: application/json)."))
     try:
-        return msgspec.json.decode(raw, type=type_)
+        body = msgspec.json.decode(raw, type=type_)
     except msgspec.ValidationError as e:
         raise WebError(400, "bad_request", explain(e, type_)) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as e:  # JSON is UTF-8: other bytes are malformed too
         raise WebError(400, "malformed_json", _("The request body is not valid JSON: %(error)s", error=str(e))) from None
+    try:
+        body.check()
+    except BodyError as e:
+        raise WebError(400, "bad_request", str(e)) from None
+    return body
 
 
 def idempotency_key() -> str | None:

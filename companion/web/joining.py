@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from companion.errors import GameRuleError
 from companion.table import check_players
 from companion.web.access import Viewer
-from companion.web.bodies import JoinBody, PlayerRef
+from companion.web.bodies import JoinBody, PlayerRef, field_label
 from companion.web.errors import WebError
 from companion.web.guard import claim_seat, current_viewer, services, sign_in, web
 from companion.web.i18n import error_message
@@ -38,8 +38,8 @@ def resolve_player(ref: PlayerRef, what: str = "player", *, before: int | None =
         return table.player_index(ref, before=before)
     except GameRuleError:
         players = ", ".join(table.require_state().players)
-        raise WebError(400, "unknown_player", _("%(what)s: there is no player %(ref)s at this table (players: %(players)s)",
-                                                what=what, ref=repr(ref), players=players)) from None
+        raise WebError(400, "unknown_player", _("%(what)s: there is no player “%(ref)s” at this table (players: %(players)s)",
+                                                what=field_label(what), ref=ref, players=players)) from None
 
 
 def client_address() -> str:

@@ -651,8 +651,32 @@ def test_a_fraction_as_a_hand_value_is_explained_in_words(app):
     r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 2.5})
     assert r.status_code == 400 and r.json["error"]["message"] == "value: a whole number, not a fraction"
     r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 10**7})
-    assert r.status_code == 400 and "value must be between" in r.json["error"]["message"]
+    assert r.status_code == 400 and r.json["error"]["message"] == "value: must be between -1000000 and 1000000"
     assert "fu" not in r.json["error"]["message"]  # only the field that is wrong is named
+
+
+@pytest.mark.parametrize("body, lang, message", [
+    ({"result": "win", "winner": 0, "value": 2.5}, "cs", "hodnota: celé číslo, ne zlomek"),
+    ({"result": "win"}, "fr", "gagnant : une victoire demande un gagnant"),
+    ({"result": "win", "winner": "Zed"}, "de",
+     "Gewinner: An diesem Tisch gibt es keinen Spieler „Zed“ (Spieler: Ann, Bob, Cat, Dan)"),
+    ({"result": "win", "winner": 0, "hand_scores": {"1": 8, "S": 10}}, "en", "hand scores: player “S” is named twice"),
+    ({"result": "win", "winner": [1]}, "en", "winner: a whole number or text or nothing (null) is needed, not a list"),
+    ({"result": "draw", "extra": 1}, "de", "extra: dieses Feld gibt es hier nicht"),
+    ({"result": "maybe"}, "fr", "résultat : « maybe » n’est pas l’un de draw, win"),
+    ({"winner": 0}, "cs", "výsledek: chybí"),
+    ({"result": "win", "winner": 0, "fu": 10**7}, "de", "Fu: muss zwischen -1000000 und 1000000 liegen"),
+])
+def test_a_bad_body_is_explained_in_the_phones_language(app, body, lang, message):
+    """Type and range checks name the field as the phone's forms do, in its language, with nothing recorded."""
+    host, phone = Phone(app), Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    assert host.post("/api/games", {"variant": "mcr", "players": ["Ann", "Bob", "Cat", "Dan"]}).status_code == 201
+    phone.join(player=0)
+    before = events(app)
+    r = phone.post("/api/hands", body, headers={"Accept-Language": lang})
+    assert r.status_code == 400 and r.json["error"]["message"] == message
+    assert events(app) == before
 
 
 # --- the game's own refusals in the phone's language --------------------------------------------------
@@ -684,10 +708,10 @@ def test_a_refused_player_name_is_explained_in_the_phones_language(app):
     game = {"variant": "classical", "players": ["Ann", "S", "Cat", "Dan"]}
     de = host.post("/api/games", game, headers={"Accept-Language": "de"})
     assert de.status_code == 400 and de.json["error"]["code"] == "bad_players"
-    assert de.json["error"]["message"] == ("der Spielername 'S' liest sich wie eine Platznummer oder ein Platzwind "
+    assert de.json["error"]["message"] == ("der Spielername „S“ liest sich wie eine Platznummer oder ein Platzwind "
                                            "(E, S, W, N); bitte einen anderen wählen")
     en = host.post("/api/games", game, headers={"Accept-Language": "en"})
-    assert en.json["error"]["message"] == "player name 'S' reads as a seat number or a seat wind (E, S, W, N); choose another"
+    assert en.json["error"]["message"] == "player name “S” reads as a seat number or a seat wind (E, S, W, N); choose another"
 
 
 def test_http_errors_are_said_in_the_phones_language(app):

@@ -121,6 +121,15 @@ def test_undo_and_correction_must_point_at_this_game(table):
         table.record(Corrected(target=d.id, event=HandDrawn()))
 
 
+def test_a_cocked_die_that_was_not_thrown_is_named_as_players_count(table):
+    """The event counts dice from 0; the refusal counts them as players do, from 1, and names only the stray one."""
+    before = len(table.records())
+    with pytest.raises(DiceError) as e:
+        table.record(DiceThrown(faces=[0, 4], cocked=[0, 5]))
+    assert str(e.value) == "cocked die 6 is not one of the 2 dice thrown"
+    assert len(table.records()) == before
+
+
 def test_a_correction_the_game_would_refuse_is_refused_and_changes_nothing(table):
     dice = table.record(DiceThrown(faces=[3, 4]))
     table.record(DiceThrown(faces=[5, 6]))
