@@ -55,6 +55,19 @@ def test_every_message_is_translated_with_its_placeholders(lang):
         assert sorted(PLACEHOLDER.findall(msgid)) == sorted(PLACEHOLDER.findall(text)), (lang, msgid)
 
 
+#: one word per thing in each language: a player who reads two words looks for two things
+GLOSSARY = {"dice box": {"cs": "krabičk", "de": "Würfelbox", "fr": "boîte à dés"}}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_each_thing_has_one_word_in_a_language(lang):
+    po = read_po((WEB / "translations" / lang / "LC_MESSAGES" / "messages.po").open("rb"))
+    for english, words in GLOSSARY.items():
+        for m in po:
+            if m.id and english in m.id.lower():
+                assert words[lang].lower() in m.string.lower(), (lang, m.id, m.string)
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_compiled_catalog_matches_the_po_file(lang):
     folder = WEB / "translations" / lang / "LC_MESSAGES"
