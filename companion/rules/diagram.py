@@ -59,6 +59,18 @@ def ascii_square(brk: Break, square: Square, viewer: str = "E") -> str:
     return "\n".join(out)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st (English, for the CLI and the logs)."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def counted(stack: int, stacks_per_wall: int, count_from: str) -> str:
+    """A stack (numbered from its wall's right end) as the players of a variant count it: "18th stack from the left end"."""
+    k = stack if count_from == "right" else stacks_per_wall + 1 - stack
+    return f"{ordinal(k)} stack from the {count_from} end"
+
+
 def describe(brk: Break) -> str:
     """The break in words, for players."""
     name = WIND_NAMES
@@ -70,6 +82,8 @@ def describe(brk: Break) -> str:
         f" of {name[brk.chosen_wall]}'s wall",
     ]
     where = f"{name[brk.wall]}'s stack {brk.stack}"
+    if brk.count_from == "left":  # the players counted from the left: say it their way too
+        where += f" (the {ordinal(brk.stack_from_left)} from the left end)"
     if brk.style == "lift":
         lines.append(f"Lift out {where}: its two tiles are the loose tiles.")
     else:

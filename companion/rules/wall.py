@@ -170,6 +170,13 @@ class Break:
         return self.at.stack
 
     @property
+    def stack_from_left(self) -> int:
+        """The break's stack counted from its wall's left end, as a variant that counts the break
+        from the left (seed 003: "von links nach rechts") has its players count; `stack` counts
+        from the right end, as every position here does."""
+        return self._square.n + 1 - self.at.stack
+
+    @property
     def totals(self) -> tuple[int, ...]:
         return tuple(sum(t) for t in self.throws)
 

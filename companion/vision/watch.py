@@ -31,6 +31,7 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.game.events import DiceThrown, WallBroken
 from companion.hardware.camera.base import Frame
+from companion.rules.diagram import counted
 from companion.rules.seats import WIND_NAMES
 from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationTracker
@@ -45,11 +46,6 @@ class LatestFrames(Protocol):
     """What the watcher needs from the camera service."""
 
     def latest(self, after_seq: int | None = None, timeout: float = 1.0) -> Frame | None: ...
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 #: a still scene is a new one when this many pixels of a 320x180 grey copy differ by more than
@@ -246,11 +242,12 @@ class TableWatcher(Worker):
                 log.warning("vision: break not recorded: %s", e)
         expected = [state.brk.wall, state.brk.stack]
         if [seat, stack] != expected:  # R19: the count went wrong
+            n, end = state.variant.stacks_per_wall, state.variant.break_.count_from  # as the players counted
             self.hub.warn(
                 "wrong_break",
-                f"The break should be at {WIND_NAMES[expected[0]]}'s {ordinal(expected[1])} stack — "
+                f"The break should be at {WIND_NAMES[expected[0]]}'s {counted(expected[1], n, end)} — "
                 f"you broke at {'the' if seat == expected[0] else WIND_NAMES[seat] + chr(39) + 's'} "
-                f"{ordinal(stack)}",
+                f"{counted(stack, n, end)}",
                 expected=expected, observed=[seat, stack])
 
     def _check_dice(self, obs: dict[str, Any]) -> None:

@@ -144,6 +144,8 @@ def client_strings() -> dict[str, str]:
         "pick_seat": _("Choose your seat to record results."),
         "break_at": _("Break: %(wind)s's wall, stack %(stack)d"),
         "break_wrong": _("The wall was broken at %(observed)s, but the dice say %(expected)s."),
+        # a variant that counts the break from the left end (seed 003): its stack numbers that way too
+        "counted_left": _("%(stack)s (%(left)s counted from the left)"),
         # warnings from the camera and the dice box, worded from their code and details
         "warn_wrong_marker": _("The %(east)s marker stands at %(seat)s's seat, but %(east)s is %(player)s."),
         "warn_wrong_wind": _("The wind disc shows %(shown)s, but this is the %(round)s round."),

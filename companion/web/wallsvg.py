@@ -52,6 +52,8 @@ def describe(state: GameState) -> str:
     if brk is None:
         return _("The wall is not broken yet: waiting for the dice.")
     parts = [_("The wall is broken at stack %(stack)d of %(wind)s's wall.", stack=brk.stack, wind=name(brk.wall))]
+    if brk.count_from == "left":  # seed 003's players counted from the left end: say it their way too
+        parts.append(_("Counted from the left end of that wall, it is stack %(left)d.", left=brk.stack_from_left))
     if brk.dead_wall:
         first, last = brk.dead_wall[0], brk.dead_wall[-1]
         parts.append(_("Dead wall: %(n)d stacks, from %(w1)s %(s1)d to %(w2)s %(s2)d.", n=len(brk.dead_wall),

@@ -260,6 +260,26 @@ def test_warnings_are_worded_in_the_phones_language(live, browsers):
     assert "stack" not in shown and "cocked" not in shown and "expected" not in shown
 
 
+def test_a_table_that_counts_from_the_left_reads_its_stacks_that_way(live, browsers):
+    """German rules count the break from the left end (seed 003): the phase line and the wrong-break
+    warning give that count beside the position (numbered from the right, as everywhere)."""
+    from companion.rules.variant import load_variant
+
+    services, base = live
+    services.table.start_game(load_variant("german"), ["Ann", "Bob", "Cat", "Dan"])
+    phone = browsers(lang="de-DE")
+    phone.accept_language("de-DE,de;q=0.9")
+    join(phone, base, seat=1)
+    wait_live(phone)
+    services.table.record(DiceThrown(faces=[3, 4], source="sim"))
+    services.table.record(DiceThrown(faces=[5, 6], source="sim"))  # West's stack 1, the 18th from the left
+    wait(phone).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "body"), "Stapel 1 (18. von links)"))
+    services.hub.warn("wrong_break", "The break should be at West's 18th stack from the left end — "
+                      "you broke at the 17th stack from the left end", expected=["W", 1], observed=["W", 2])
+    wait(phone).until(EC.text_to_be_present_in_element(
+        (By.ID, "warnings"), "bei West 2 (17. von links) gebrochen, die Würfel sagen aber West 1 (18. von links)."))
+
+
 def test_history_times_follow_the_page_language_not_the_browsers(live, browsers):
     services, base = live
     phone = browsers(lang="en-US")  # a browser that would write "02:05 PM"

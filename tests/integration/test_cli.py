@@ -30,6 +30,16 @@ def test_break_text_has_the_picture_of_the_square():
     assert "Split the wall after East's stack 5" in r.stdout
 
 
+def test_break_text_counts_as_the_variant_counts():
+    """German players count the break from the left end (seed 003): the stack to lift is said their way too."""
+    r = companion("break", "--variant", "german", "--dice", "3,4", "--dice", "5,6")
+    assert r.returncode == 0, r.stderr
+    assert "count 18 stacks from the left end of West's wall" in r.stdout
+    assert "Lift out West's stack 1 (the 18th from the left end): its two tiles are the loose tiles." in r.stdout
+    classical = companion("break", "--variant", "classical", "--dice", "3,4", "--dice", "5,6").stdout
+    assert "Lift out West's stack 18: its two tiles" in classical
+
+
 @pytest.mark.parametrize("dice", [["0,4", "5,6"], ["3,7", "5,6"], ["3", "5,6"], ["3,4,5", "5,6"], ["three,four", "5,6"],
                                   ["3,4"]])
 def test_break_refuses_invalid_dice_with_a_message(dice):

@@ -74,13 +74,32 @@ def test_a_wrong_break_warns_with_the_expected_position(table, watcher):
     warnings = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_break"]
     assert len(warnings) == 1
     assert warnings[0]["expected"] == ["W", 18] and warnings[0]["observed"] == ["W", 16]
-    assert "West's 18th stack" in warnings[0]["message"] and "16th" in warnings[0]["message"]
+    assert warnings[0]["message"] == ("The break should be at West's 18th stack from the right end — "
+                                      "you broke at the 16th stack from the right end")
     assert table.state.break_check()["ok"] is False
     camera_breaks = [r for r in table.records() if isinstance(r.event, WallBroken)]
     assert [(r.event.seat, r.event.stack, r.event.source) for r in camera_breaks] == [("W", 16, "camera")]
     # the same still scene again: nothing new is recorded or said
     still_frames(watcher, image, start=10.0)
     assert len([r for r in table.records() if isinstance(r.event, WallBroken)]) == 1
+
+
+def test_a_wrong_break_is_told_as_a_german_table_counts(tmp_path, watcher):
+    """Seed 003 counts the break "von links nach rechts": the warning counts from the left end too."""
+    store = EventStore(tmp_path / "german.sqlite3")
+    table = Table(store, watcher.hub)
+    table.start_game(load_variant("german"), ["Ann", "Bob", "Cat", "Dan"])
+    w = TableWatcher(table, table.hub, None, watcher.settings)
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))
+    assert (table.state.brk.wall, table.state.brk.stack) == ("W", 1)  # 18 from the left of 18
+    image, _ = render(scene_for_state(table.state, w.settings, broken_at=Stack("W", 2), dice_shown=[]))
+    still_frames(w, image)
+    said = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_break"]
+    assert [d["message"] for d in said] == ["The break should be at West's 18th stack from the left end — "
+                                            "you broke at the 17th stack from the left end"]
+    assert said[0]["expected"] == ["W", 1] and said[0]["observed"] == ["W", 2]  # the position contract: from the right
+    store.close()
 
 
 def test_a_right_break_is_recorded_without_a_warning(table, watcher):

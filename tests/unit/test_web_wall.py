@@ -85,6 +85,13 @@ def test_text_description_names_the_break_and_escapes_names():
     ET.fromstring(svg)  # still well-formed
 
 
+def test_a_table_that_counts_from_the_left_is_told_its_own_count():
+    """Seed 003 counts the break "von links nach rechts": stack 1 from the right is the 18th from the left."""
+    text = describe(state_after("german", (3, 4), (5, 6)))
+    assert "stack 1 of West's wall. Counted from the left end of that wall, it is stack 18." in text
+    assert "Counted from the left" not in describe(state_after("classical", (3, 4), (5, 6)))
+
+
 def test_before_the_dice_every_stack_is_live():
     state = state_after("classical")
     drawn = stacks(str(wall_svg(state, "W")))

@@ -100,8 +100,15 @@
   }
   // a warning in the page's language, from its code and details; the server's English text
   // where the details do not say enough (an older server, a warning the page has no words for)
+  // a stack number (counted from its wall's right end, as every position is) as the players of
+  // a variant that counts the break from the left end count it as well
+  function stackNo(n) {
+    const v = state && state.variant;
+    return v && v.count_from === "left" ? fmt(S.counted_left, { stack: n, left: v.stacks_per_wall + 1 - n }) : String(n);
+  }
+  const stackAt = (p) => `${windName(p[0])} ${stackNo(p[1])}`;
   function warningText(w) {
-    const at = (p) => `${windName(p[0])} ${p[1]}`;
+    const at = stackAt;
     const pair = (p) => Array.isArray(p) && p.length === 2;
     switch (w.code) {
       case "wrong_break":
@@ -197,7 +204,7 @@
       const text = who ? fmt(S.throw_by, { index: t.index, of: t.of, who }) : fmt(S.throw_unknown, { index: t.index, of: t.of });
       return t.rethrow && t.rethrow.length ? `${text} — ${S.rethrow}` : text;
     }
-    if (state.break) return fmt(S.break_at, { wind: windName(state.break.wall), stack: state.break.stack });
+    if (state.break) return fmt(S.break_at, { wind: windName(state.break.wall), stack: stackNo(state.break.stack) });
     return S.play;
   }
   function renderBreakCheck() {
@@ -206,8 +213,7 @@
     const c = state.break_check;
     box.hidden = !c || c.ok;
     if (c && !c.ok) {
-      box.textContent = fmt(S.break_wrong, { observed: `${windName(c.observed[0])} ${c.observed[1]}`,
-        expected: `${windName(c.expected[0])} ${c.expected[1]}` });
+      box.textContent = fmt(S.break_wrong, { observed: stackAt(c.observed), expected: stackAt(c.expected) });
     }
   }
   function renderScores() {
