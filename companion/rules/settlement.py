@@ -90,7 +90,8 @@ def _mcr(spec: McrSettlement, r: HandResult, deltas: list[int]) -> None:
     for p in range(4):
         if p == r.winner:
             continue
-        # seed 004 / MCR: self-drawn, all pay base + fan; else the discarder pays base + fan, the others base
+        # MCR's own payments (seed 004 says only that the winner "is paid by his/her opponents"):
+        # self-drawn, all pay base + fan; else the discarder pays base + fan, the others base
         amount = spec.base + r.value if r.discarder in (None, p) else spec.base
         _pay(deltas, p, r.winner, amount)
 

@@ -101,7 +101,9 @@ class DeadWallSpec(_Spec):
     stacks: int = 7
     #: R20: the side of the break it lies on, as seen by a player behind the wall; the deal goes the other way
     side: Literal["right", "left"] = "right"
-    #: R22: False = no tiles move from the live wall to the dead wall; riichi keeps it at 14 tiles
+    #: R22: False = no tiles move from the live wall to the dead wall. True (riichi): the live wall's
+    #: last tile joins the dead wall after each kong, which keeps its size, so the replacements are
+    #: only the four tiles nearest the split (replacement.source "dead_wall")
     keep_size: bool = False
     #: riichi: the dora indicator is the top tile of this stack counted from the break (None: no indicator)
     indicator_at: int | None = None
@@ -267,6 +269,8 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                 raise ValueError(f"loose tiles must lie on two different dead-wall stacks 1..{dead}")
         if self.replacement.source == "dead_wall" and dead < 1:
             raise ValueError('replacement.source "dead_wall" needs a dead wall')
+        if self.dead_wall.keep_size and self.replacement.source != "dead_wall":
+            raise ValueError('dead_wall.keep_size goes with replacement.source "dead_wall" (riichi\'s rinshan tiles)')
         if self.dead_wall.indicator_at is not None and not 1 <= self.dead_wall.indicator_at <= dead:
             raise ValueError(f"dead_wall.indicator_at must be a dead-wall stack 1..{dead}")
         live = self.tiles.total - 2 * dead - (2 if lift else 0) - (4 * self.deal.hand_size + 1)

@@ -396,6 +396,10 @@ def _deal(variant: Variant, live_tiles: list[TilePlace]) -> tuple[list[DealPick]
     return picks, used
 
 
+#: a hand has at most four kongs (there are four of each tile); a fifth is never declared
+MAX_KONGS = 4
+
+
 def _replacements(
     variant: Variant, sq: Square, at: int, dead: tuple[Stack, ...], live: tuple[TilePlace, ...]
 ) -> tuple[tuple[TilePlace, ...], tuple[LooseTile, ...]]:
@@ -418,10 +422,15 @@ def _replacements(
         return tuple(order), loose
     if source == "dead_wall":  # riichi rinshan: the stacks nearest the split, top tile first
         order = [TilePlace(s.seat, s.stack, layer) for s in dead for layer in LAYERS]
-        rinshan = tuple(order[:4])
+        rinshan = tuple(order[:MAX_KONGS])
         loose = tuple(LooseTile(t.seat, t.stack, t.layer, i + 1, "in_wall") for i, t in enumerate(rinshan))
+        if variant.dead_wall.keep_size:
+            # the live wall's last tile joins the dead wall after each kong, so these four are all
+            # the replacements there are, and the dora indicators beyond them are never drawn
+            return rinshan, loose
         return tuple(order), loose
-    # "live_end": the back end of the live wall, last stack first, top tile before bottom (seed 004)
+    # "live_end": seed 004 "drawing any replacement tiles from the back end of the Wall": its last
+    # stack first; top tile before bottom is the usual way of taking a stack (the seed says no more)
     stacks: list[tuple[Wind, int]] = []
     for t in reversed(live):
         if (t.seat, t.stack) not in stacks:

@@ -15,8 +15,8 @@ whole square at once: the stacks taken away always form one run round the square
 R24: the live wall is taken from its open end, replacements from next to the break), so a
 reading that cuts the square into two runs is the less likely one.
 
-A narrow gap inside a run of stacks is a split (riichi R20: the dead wall pushed away from the
-live wall). A stack whose top lies lower than its neighbours' is half a stack (a tile drawn from
+A narrow gap inside a run of stacks is a split (riichi: the dead wall pushed a little away from
+the live wall, as R20 does with the kong box). A stack whose top lies lower than its neighbours' is half a stack (a tile drawn from
 it); one with a tile lying on it stands higher: the loose tiles (R19). Both are told by where
 the top edge of the stack appears (parallax grows with height) and by how much light it catches;
 a loose tile also by a small network that looks at the stack's top beside its neighbours'

@@ -45,6 +45,7 @@ def test_house_rules_in_the_data_dir_are_found_by_name(tmp_path):
         ("[replacement]\nloose_top_at = 9", "loose tiles must lie on two different dead-wall stacks 1..7"),
         ('[settlement]\nmethod = "poker"', ": settlement.method: Invalid value 'poker' (one of: classical, mcr, riichi, hongkong, none)"),
         ("[tiles]\njokers = 3", ": tiles: 147 tiles cannot build four walls"),
+        ("[dead_wall]\nkeep_size = true", 'dead_wall.keep_size goes with replacement.source "dead_wall"'),
     ],
 )
 def test_an_invalid_file_gets_a_clear_error_naming_the_field(tmp_path, body, expected):

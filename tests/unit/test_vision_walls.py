@@ -49,7 +49,7 @@ def test_a_split_wall_breaks_where_it_is_split():
 
 
 def test_half_a_stack_at_the_open_end_of_the_live_wall():
-    # R24: tiles are drawn one by one from the open end of the live wall, top tile first
+    # R23/R24: play takes the live wall from its open end (R24 deals whole stacks; a draw in play takes one tile)
     obs, t = observe(37)
     assert t["stage"] == "dealt" and t["live_tiles"] % 2 == 1
     assert standing(obs) == t["walls"]

@@ -182,6 +182,10 @@ def test_riichi_single_throw_split_after_the_tth_stack_dead_wall_round_the_corne
     # "Kong replacement (rinshan) tiles: the 2 stacks nearest the split; dora indicator: the top tile of the 3rd"
     assert {(t.seat, t.stack) for t in brk.loose} == {("E", 5), ("E", 4)}
     assert brk.dora_indicator == TilePlace("E", 3, "top")
+    # the dead wall keeps 14 tiles (keep_size): the last live tile joins it after each kong, so the four
+    # rinshan tiles are every replacement there is, and the indicator is never drawn as one
+    assert brk.replacement_order == (TilePlace("E", 5, "top"), TilePlace("E", 5, "bottom"),
+                                     TilePlace("E", 4, "top"), TilePlace("E", 4, "bottom"))
     # "Deal: from the stack left of the split, 2 stacks (4 tiles) each ×3, then the dealer takes 2 tiles, others 1."
     assert brk.deal_start == Stack("E", 6)
     assert [len(h) for h in brk.hands().values()] == [14, 13, 13, 13]
@@ -197,8 +201,9 @@ def test_riichi_dealer_jump_takes_the_top_tiles_of_the_first_and_third_stacks():
 
 
 def test_seed004_mcr_no_dead_wall_replacements_from_the_back_end():
-    # Seed 004: "Normal draws come from the front of the wall (clockwise); replacement tiles (kong, bonus) from the
-    # back end." RULES.md: "MCR dead wall (none in seed 004, replacements from the back end)".
+    # Seed 004: "you during the game will be drawing “normal” tiles from the Wall in clockwise fashion, but drawing
+    # any replacement tiles from the back end of the Wall". RULES.md: "MCR dead wall (none in seed 004, replacements
+    # from the back end)".
     brk = break_wall(MCR, [[3, 4], [5, 6]])
     assert brk.dead_wall == ()
     assert brk.live_after_deal == 144 - 53
