@@ -228,11 +228,34 @@ def check_disk(settings: Settings) -> Check:
     summary = f"{_mib(usage.free)} free of {_mib(usage.total)} on {path}"
     if usage.free < DISK_FAIL_BYTES:
         return Check("disk", "fail", summary + ": the game log may not be written", details)
+    if os.statvfs(probe).f_flag & os.ST_RDONLY:
+        return Check("disk", "fail", summary + ": a read-only filesystem, the companion would refuse to start", details)
+    if not os.access(probe, os.W_OK):
+        # a folder of this user's (or any, for root) that cannot be written stops `companion run`; the
+        # service's own folder is the service user's to write, not the login user's who asks
+        ours = os.geteuid() in (0, probe.stat().st_uid)
+        if probe != path:
+            why = f": it cannot be made ({probe} is not writable)"
+        else:
+            why = ": not writable" + (", the companion would refuse to start" if ours else " by this user")
+        return Check("disk", "fail" if ours else "warn", summary + why, details)
     if usage.free < DISK_WARN_BYTES:
         return Check("disk", "warn", summary + ": running low", details)
-    if path.exists() and not os.access(path, os.W_OK):
-        return Check("disk", "warn", summary + ": not writable by this user", details)
     return Check("disk", "ok", summary, details)
+
+
+def check_codes(settings: Settings) -> Check:
+    """The table's codes as `companion run` reads them at start (made up there if there are none)."""
+    from companion.web.access import ACCESS_FILE, AccessError, read_codes
+
+    path = settings.data_path / ACCESS_FILE
+    try:
+        codes = read_codes(path)
+    except AccessError as e:
+        return Check("table codes", "fail", f"{e}: the companion would refuse to start", {"path": str(path)})
+    if not codes:
+        return Check("table codes", "ok", "no codes yet (made up at the first start)", {"path": str(path)})
+    return Check("table codes", "ok", f"kept in {path}", {"path": str(path)})
 
 
 _db_cache: dict[str, tuple[float, str]] = {}
@@ -348,5 +371,6 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         probe_gpio(settings),
         check_disk(settings),
         check_database(settings),
+        check_codes(settings),
         check_models(),
     ], source="standalone")

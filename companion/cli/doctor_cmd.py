@@ -13,6 +13,17 @@ from companion.cli.common import config_options, emit_json, fail, settings_from
 from companion.errors import CompanionError
 
 
+def local_url(host: str, port: int) -> str | None:
+    """Where this machine reaches its own companion's /healthz (None: port 0, chosen at start)."""
+    if not port:
+        return None
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}/healthz" if ":" in host else f"http://{host}:{port}/healthz"
+
+
 def ask_service(url: str, timeout: float = 3.0) -> dict | None:
     """The running companion's own report from /healthz, or None if no companion answers there."""
     try:
@@ -41,6 +52,7 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
     the pins); otherwise each part is opened briefly and closed again.
     """
     from companion.health import HealthReport, standalone_report
+    from companion.storage.lock import DataDirLock
 
     try:
         settings = settings_from(config_file, data_dir)
@@ -49,8 +61,9 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
     if url is not None and not url.startswith(("http://", "https://")):
         raise fail(f"--url: give the companion's address, e.g. http://mahjong.local:8080/healthz, not {url!r}")
     report = None
+    running = DataDirLock(settings.data_path).holder()  # a companion on this data folder, whatever it answers
     if not standalone:
-        target = url or (f"http://127.0.0.1:{settings.server.port}/healthz" if settings.server.port else None)
+        target = url or local_url(settings.server.host, settings.server.port)
         data = ask_service(target) if target else None
         if data is not None:
             try:
@@ -61,12 +74,17 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
                 raise fail(f"{url} answers, but not with a companion's health report")
         elif url:
             raise fail(f"no companion answers at {url}")
+        elif running:  # it holds the camera, the dice box and the pins: probing them would only clash
+            raise fail(f"a companion is running on {settings.data_path} (process {running}) but does not answer"
+                       f" at {target or 'its address (server.port = 0)'}; try --url, or --standalone")
     if report is None:
         report = standalone_report(settings)
     if as_json:
         emit_json(report.to_json())
     else:
-        where = "the running companion" if report.source == "service" else "this machine (no companion running)"
+        where = ("the running companion" if report.source == "service" else
+                 f"this machine (probed directly, beside the companion running as process {running})" if running else
+                 "this machine (no companion running)")
         click.echo(f"Health of {where}:")
         click.echo(report.text())
     raise SystemExit(0 if report.ok else 1)

@@ -46,6 +46,22 @@ class DataDirLock:
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
 
+    def holder(self) -> str | None:
+        """The process id of a companion holding this folder now, else None (nothing is taken)."""
+        if fcntl is None:
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:  # no lock file (never started here) or not ours to read
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.read(fd, 32).decode(errors="replace").strip() or "?"
+        finally:
+            os.close(fd)  # a lock taken here goes with the descriptor
+        return None
+
     def release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the lock; the file stays for the next holder

@@ -62,6 +62,19 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
+def read_codes(path: Path) -> dict[str, str]:
+    """The kept codes and key ({} if none yet); AccessError if the file cannot be used."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise AccessError(f"{path}: cannot read the table's codes ({e}); delete the file to make new ones") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise AccessError(f"{path}: not a codes file; delete it to make new codes")
+    return data
+
+
 class TableAccess:
     """The table's secrets: the cookie-signing key, the table code and the host code.
 
@@ -89,15 +102,7 @@ class TableAccess:
             self._write()
 
     def _read(self) -> dict[str, str]:
-        try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as e:
-            raise AccessError(f"{self._path}: cannot read the table's codes ({e}); delete the file to make new ones") from None
-        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-            raise AccessError(f"{self._path}: not a codes file; delete it to make new codes")
-        return data
+        return read_codes(self._path)
 
     def _write(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)

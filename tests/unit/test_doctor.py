@@ -51,8 +51,9 @@ def test_json_report(tmp_path, scenes):
     r = doctor(tmp_path, "--json", camera=f"replay:{scenes}")
     data = json.loads(r.output)
     assert data["ok"] is True and data["source"] == "standalone"
-    assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "models"]
-    assert "tile_classifier.onnx" in data["checks"][5]["details"]["files"]
+    assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "table codes",
+                                                   "models"]
+    assert "tile_classifier.onnx" in data["checks"][6]["details"]["files"]
     assert data["checks"][0]["details"]["resolution"] == [128, 72]
 
 
@@ -229,6 +230,63 @@ def test_pins_that_cannot_be_had_are_said_once_in_the_report(tmp_path, monkeypat
     assert r.returncode == 1
     assert r.stderr == "" and r.stdout.startswith("Health of this machine"), r.stderr + r.stdout
     assert r.stdout.count("pin factory") == 1 and "FAIL  gpio      lamps and buttons not working" in r.stdout
+
+
+def test_damaged_table_codes_fail_as_they_would_stop_the_start(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "web_access.json").write_text("")  # cut short by a power cut, say
+    r = doctor(tmp_path)
+    assert r.exit_code == 1
+    assert "FAIL  table codes" in r.output and "delete the file to make new ones" in r.output
+
+
+def test_a_data_folder_that_cannot_be_written_fails(tmp_path, monkeypatch):
+    """`companion run` would refuse to start, so doctor must not say all is well (as root: a read-only mount)."""
+    import companion.health as health
+
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path / "missing" / "data")})
+    monkeypatch.setattr(health.os, "access", lambda path, mode: False)  # this user's folder, read-only
+    check = health.check_disk(settings)
+    assert check.level == "fail" and f"it cannot be made ({tmp_path} is not writable)" in check.summary
+    monkeypatch.undo()
+
+    real = os.statvfs
+
+    class ReadOnly:  # the filesystem as it is, mounted read-only
+        def __init__(self, path):
+            self.__dict__.update({k: getattr(real(path), k) for k in dir(real(path)) if k.startswith("f_")})
+            self.f_flag |= os.ST_RDONLY
+
+    monkeypatch.setattr(health.os, "statvfs", ReadOnly)
+    check = health.check_disk(settings)
+    assert check.level == "fail" and "a read-only filesystem, the companion would refuse to start" in check.summary
+
+
+def test_a_running_companion_that_does_not_answer_is_not_probed_behind_its_back(tmp_path):
+    """Its lock says it runs: opening its dice box and pins would clash, so doctor says what it found."""
+    from companion.storage.lock import DataDirLock
+
+    lock = DataDirLock(tmp_path / "data")
+    lock.acquire()
+    try:
+        r = doctor(tmp_path)  # port 0: no address to ask
+        assert r.exit_code == 1
+        assert f"a companion is running on {tmp_path / 'data'} (process {os.getpid()}) but does not answer" in r.output
+        r = doctor(tmp_path, "--standalone")
+        assert "beside the companion running as process" in r.output
+    finally:
+        lock.release()
+    assert DataDirLock(tmp_path / "data").holder() is None
+
+
+@pytest.mark.parametrize("host, url", [("0.0.0.0", "http://127.0.0.1:8080/healthz"),
+                                       ("127.0.0.2", "http://127.0.0.2:8080/healthz"),
+                                       ("::", "http://[::1]:8080/healthz"),
+                                       ("fe80::1", "http://[fe80::1]:8080/healthz")])
+def test_doctor_asks_the_companion_where_it_listens(host, url):
+    from companion.cli.doctor_cmd import local_url
+
+    assert local_url(host, 8080) == url and local_url(host, 0) is None
 
 
 def test_standalone_gpio_probe_releases_the_pins(tmp_path):
