@@ -10,6 +10,7 @@ COMPANION_CONFIG the file is the user's own, else the appliance's /etc/companion
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -71,6 +72,26 @@ class GameSettings(_Section):
     players: list[str] = msgspec.field(default_factory=lambda: ["East", "South", "West", "North"])
 
 
+#: pyserial's URL handlers (serial_for_url); the network ones need host:port
+_SERIAL_SCHEMES = {"socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110"}
+_NETWORK_URL = re.compile(r"(?:socket|rfc2217)://[^/:?]+:\d{1,5}(?:[/?].*)?")
+
+
+def _check_serial_url(url: str) -> None:
+    """A port path or a pyserial URL that can be opened at all (a relative name, a made-up scheme
+    or a network URL without its port only fails later, deep inside pyserial)."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else None
+    if scheme is None:
+        if not url.startswith("/"):
+            raise ValueError(f"url {url!r}: give the port's full path (e.g. /dev/{url.lstrip('./')}, or "
+                             "/dev/serial/by-id/… which stays the same after a replug), 'sim', or a pyserial URL")
+    elif scheme not in _SERIAL_SCHEMES:
+        raise ValueError(f"url {url!r}: {scheme}:// is not a serial URL pyserial knows "
+                         f"(one of: {', '.join(sorted(s + '://' for s in _SERIAL_SCHEMES))})")
+    elif scheme in ("socket", "rfc2217") and not _NETWORK_URL.fullmatch(url):
+        raise ValueError(f"url {url!r}: a network port needs its host and port, e.g. {scheme}://192.168.1.20:4000")
+
+
 class DiceSettings(_Section):
     #: "sim" runs the virtual dice box; otherwise a pyserial URL: /dev/ttyACM0, socket://host:port, rfc2217://…
     url: str = "sim"
@@ -86,6 +107,8 @@ class DiceSettings(_Section):
             raise ValueError("url must be 'sim' or a serial port URL such as /dev/ttyACM0")
         if self.url.strip().lower() == "sim":  # as camera.source: "Sim" is the sim, not a port named Sim
             self.url = "sim"
+        else:
+            _check_serial_url(self.url)
         if not 0.1 <= self.ping_interval <= 60 or not 0.1 <= self.reconnect_max <= 300:
             raise ValueError("ping_interval must be 0.1-60 s and reconnect_max 0.1-300 s")
         if not 0 <= self.sim_roll_ms <= 10_000:

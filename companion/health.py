@@ -147,9 +147,14 @@ def probe_dice(settings: Settings, timeout: float = 1.0) -> Check:
     import serial
 
     try:
-        port = serial.serial_for_url(url, timeout=timeout)
+        port = serial.serial_for_url(url, timeout=timeout, exclusive=True)  # as the companion opens it
     except (serial.SerialException, ValueError, OSError) as e:
-        hint = " (is the dice box plugged in? `ls /dev/ttyACM*`)" if url.startswith("/dev/") else ""
+        if "exclusively lock" in str(e):
+            hint = " (another program holds it: is the companion service running, or a serial terminal?)"
+        elif url.startswith("/dev/"):
+            hint = " (is the dice box plugged in? `ls /dev/serial/by-id/`)"
+        else:
+            hint = ""
         return Check("dice", "fail", f"cannot open {url}: {e}{hint}", {"url": url})
     port.close()
     return Check("dice", "ok", f"{url} opens", {"url": url})

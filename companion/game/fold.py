@@ -282,7 +282,10 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
         if not (1 <= face <= 6 or (i in cocked and face == 0)):
             raise DiceError(N_("a die shows 1 to 6, not %(face)s"), face=face)
     if state.dice_complete:
-        # R17/R19 are done for this hand: keep the roll for a player to assign or discard.
+        # R17/R19 are done for this hand: keep the roll for a player to assign or discard; a roll
+        # of more dice than the game throws could never be assigned
+        if len(ev.faces) > n:
+            raise DiceError(N_("expected %(n)s dice, got %(got)s"), n=n, got=len(ev.faces))
         roll = {"event": event_id, "faces": list(ev.faces), "source": ev.source}
         if cocked:
             roll["cocked"] = cocked

@@ -166,7 +166,7 @@ def test_a_reconnect_clears_the_error_of_the_failed_opens(table):
 
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pty")
-def test_a_port_that_opens_but_never_answers_is_a_warning_after_the_links_grace(table):
+def test_a_port_that_opens_but_never_answers_is_a_warning_after_the_links_grace(table, caplog):
     master, slave = os.openpty()  # a terminal with nothing behind it: a wrong device, or a hung box
     link = DiceLink(os.ttyname(slave), table, ping_interval=0.5)
     link.start()
@@ -183,6 +183,9 @@ def test_a_port_that_opens_but_never_answers_is_a_warning_after_the_links_grace(
         time.sleep(4 * link.ping_interval)
         said = warnings(table, "dice_link")
         assert len(said) == 1 and said[0]["message"].startswith("The dice box does not answer on ")
+        # and the service's log, where an operator looks (journalctl), says it once as well
+        logged = [r.getMessage() for r in caplog.records if "does not answer" in r.getMessage()]
+        assert logged == [said[0]["message"]]
     finally:
         link.stop()
         os.close(master)

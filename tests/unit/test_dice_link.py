@@ -76,6 +76,15 @@ def test_exactly_once_holds_across_a_restart_of_the_companion(tmp_path):
         assert acks(reply) == [Ack("b1", 1)] and len(dice_events(t)) == 1
 
 
+def test_a_resend_with_other_faces_keeps_the_recorded_roll_and_is_logged(table, caplog):
+    link = DiceLink("loop://", table)
+    link.process(frame("ROLL", "b1", 1, 3, 4))
+    reply = link.process(frame("ROLL", "b1", 1, 6, 6))  # a firmware fault: the same roll, other faces
+    assert [parse(line) for line in reply.splitlines()] == [Ack("b1", 1)]
+    assert [r.event.faces for r in dice_events(table)] == [[3, 4]]
+    assert any("dice:b1:1 sent again with other faces (6+6, recorded 3+4)" in r.getMessage() for r in caplog.records)
+
+
 def test_the_same_seq_from_another_boot_is_another_roll(table):
     link = DiceLink("loop://", table)
     link.process(frame("ROLL", "b1", 1, 3, 4) + frame("ROLL", "b2", 1, 5, 6))
@@ -160,6 +169,11 @@ def test_a_roll_when_none_is_due_is_kept_unassigned(table):
     link.process(frame("ROLL", "b1", 1, 3, 4) + frame("ROLL", "b1", 2, 5, 6) + frame("ROLL", "b1", 3, 1, 1))
     assert [u["faces"] for u in table.state.unassigned] == [[1, 1]]
     assert link.status["unassigned"] == 1
+    # more dice than the game throws could never be assigned: refused (and acknowledged), not kept
+    reply = link.process(frame("ROLL", "b1", 4, 6, 1, 2))
+    assert [parse(line) for line in reply.splitlines()] == [Ack("b1", 4)]
+    assert [u["faces"] for u in table.state.unassigned] == [[1, 1]]
+    assert link.status["last_roll"]["status"] == "refused" and "expected 2 dice, got 3" in link.status["last_roll"]["reason"]
 
 
 def test_cocked_die_waits_for_its_rethrow_and_prompts_the_players(table, warnings):
@@ -210,6 +224,41 @@ def test_hello_and_box_errors_show_in_the_link_status(table):
     assert (s["kind"], s["url"], s["firmware"], s["boot_id"]) == ("serial", "/dev/ttyACM0", "1.0.0", "cafe0001")
     assert s["errors"]["device"] == 1 and "bad_frame" in s["last_error"]
     assert s["last_heard"] is not None and s["lines"] == 3
+
+
+def wait_until(condition, timeout=5.0):
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_port_another_program_reads_is_not_shared(table):
+    """Two readers would split the box's lines between them: the link opens its port exclusively."""
+    import os
+
+    import serial
+
+    from companion.health import probe_dice
+    from companion.config import load_settings
+
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    other = serial.serial_for_url(path, exclusive=True)  # a terminal left open on the box, say
+    link = DiceLink(path, table, reconnect_max=0.05)
+    link.start()
+    try:
+        wait_until(lambda: link.status["last_error"])
+        assert "exclusively lock" in link.status["last_error"] and not link.status["connected"]
+        check = probe_dice(load_settings(env={}, overrides={"dice": {"url": path}}))
+        assert check.level == "fail" and "another program holds it" in check.summary
+    finally:
+        link.stop()
+        other.close()
+        os.close(master)
+        os.close(slave)
 
 
 def test_a_real_box_cannot_be_pressed_from_the_dashboard(table):

@@ -31,6 +31,10 @@ def test_sim_is_the_virtual_box_in_any_case(tmp_path):
     ({"ping_interval": 0}, "ping_interval must be"),
     ({"sim_roll_ms": -1}, "sim_roll_ms must be"),
     ({"baud": 9600}, "baud"),
+    # ports that can never open are said at once, not deep inside pyserial at the first try
+    ({"url": "ttyACM0"}, r"give the port's full path \(e\.g\. /dev/ttyACM0"),
+    ({"url": "foo://bar"}, "foo:// is not a serial URL pyserial knows"),
+    ({"url": "socket://localhost"}, "a network port needs its host and port"),
 ])
 def test_bad_dice_settings_are_refused_naming_the_problem(dice, message):
     with pytest.raises(ConfigError, match=message) as e:
@@ -60,3 +64,9 @@ def test_the_virtual_box_leaves_no_folder_behind_even_when_never_stopped():
     del dropped
     gc.collect()
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("url", ["/dev/ttyACM0", "/dev/serial/by-id/usb-Raspberry_Pi_Pico_E6614-if00", "loop://",
+                                 "socket://192.168.1.20:4000", "rfc2217://box.local:2217", "spy:///dev/ttyACM0"])
+def test_ports_and_pyserial_urls_are_taken(url):
+    assert load_settings(env={}, overrides={"dice": {"url": url}}).dice.url == url

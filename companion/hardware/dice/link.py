@@ -83,8 +83,10 @@ class DiceLink(Worker):
         self.hub = table.hub
         self.kind = kind
         self.source = source
+        # exclusive: a second reader of the port (another companion, a terminal) would take some of
+        # the box's lines, its rolls and PONGs, and acknowledge what this one never saw
         self._opener = opener or (lambda: serial.serial_for_url(url, baudrate=BAUD, timeout=read_timeout,
-                                                                write_timeout=1.0))
+                                                                write_timeout=1.0, exclusive=True))
         self._press_roll = press_roll
         self.ping_interval = ping_interval
         self.reconnect_max = reconnect_max
@@ -338,9 +340,10 @@ class DiceLink(Worker):
                     with self._lock:
                         self.responding = False
                     said_silent = True
-                    self.hub.warn("dice_link", "The dice box does not answer"
-                                  + ("" if self.last_heard else f" on {self.url} (is it the dice box?)"),
-                                  url=self.url, state="silent")
+                    said = "The dice box does not answer" + ("" if self.last_heard else
+                                                             f" on {self.url} (is it the dice box?)")
+                    log.warning("%s", said)  # for the service's log too, not only the phones
+                    self.hub.warn("dice_link", said, url=self.url, state="silent")
                 elif not silent:
                     said_silent = False
                 self._publish(force=silent)

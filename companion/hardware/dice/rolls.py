@@ -51,6 +51,10 @@ def record_roll(
     if key is not None:
         earlier = table.store.find_key(key)
         if earlier is not None:
+            said = getattr(earlier.event, "faces", None)
+            if said is not None and list(said) != list(faces):  # a resend must repeat itself: a box's fault
+                log.warning("roll %s sent again with other faces (%s, recorded %s); the recorded one stands",
+                            key, "+".join(map(str, faces)), "+".join(map(str, said)))
             return RollOutcome("duplicate", earlier)
     try:
         record = table.record(event, key=key)
