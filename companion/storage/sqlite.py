@@ -8,6 +8,7 @@ in `migrations/`, tracked with PRAGMA user_version.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -71,6 +72,19 @@ def verify(path: str | Path) -> str:
         con.close()
 
 
+#: below this much free space an error of SQLite's is most likely the full disk it does not name
+FULL_DISK_BYTES = 8 * 2**20
+
+
+def _full_disk_hint(path: Path) -> str:
+    """" (the disk is full: …)" when it nearly is: SQLite says only "disk I/O error" then."""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    return f" (the disk is full: {free // 2**10} KiB free; make room and start again)" if free < FULL_DISK_BYTES else ""
+
+
 class EventStore:
     """Append and read game events. Thread-safe; one connection guarded by a lock."""
 
@@ -84,7 +98,7 @@ class EventStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except sqlite3.DatabaseError as e:
-            raise StorageError(f"cannot open the game log {path}: {e}") from None
+            raise StorageError(f"cannot open the game log {path}: {e}{_full_disk_hint(self.path)}") from None
         self._lock = threading.Lock()
 
     def _migrate(self) -> None:

@@ -240,3 +240,25 @@ def test_the_seats_of_an_old_hand_are_those_it_has_now_after_a_later_undo(table)
     table.undo(first.id)  # the first hand never counted: the second was played with Ann as East
     assert table.state.history[0]["east"] == "Ann"
     assert table.player_index("E", before=second.id) == 0
+
+
+def test_a_full_disk_at_opening_is_named(tmp_path, monkeypatch):
+    """SQLite says only "disk I/O error" when the disk is full: the message says what it is."""
+    import sqlite3
+    from collections import namedtuple
+
+    import companion.storage.sqlite as store_module
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", full)
+    monkeypatch.setattr(store_module.shutil, "disk_usage",
+                        lambda path: namedtuple("usage", "total used free")(2**30, 2**30 - 4096, 4096))
+    with pytest.raises(StorageError, match=r"disk I/O error \(the disk is full: 4 KiB free; make room"):
+        EventStore(tmp_path / "games.sqlite3")
+    monkeypatch.undo()  # the disk as it is: plenty of room
+    monkeypatch.setattr(store_module.sqlite3, "connect", full)
+    with pytest.raises(StorageError) as e:
+        EventStore(tmp_path / "games.sqlite3")
+    assert "disk is full" not in str(e.value)  # plenty of room: an I/O error is not blamed on it
