@@ -20,7 +20,10 @@ def variants() -> None:
 @config_options
 def list_(config_file, data_dir):
     """List the variants this companion knows."""
-    settings = settings_from(config_file, data_dir)
+    try:
+        settings = settings_from(config_file, data_dir)
+    except CompanionError as e:
+        raise fail(e) from None
     names = set(builtin_names())
     for d in settings.variant_dirs:
         if d.is_dir():

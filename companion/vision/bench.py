@@ -164,10 +164,11 @@ def scenes(count, seed, levels, with_tiles, teach_first, as_json):
     from companion.vision.render.scenes import random_scene, scene_variant
     from companion.vision.scene import SceneSettings, analyse, warm_up
 
-    chosen = [lv.strip() for lv in levels.split(",") if lv.strip()]
+    chosen = list(dict.fromkeys(lv.strip() for lv in levels.split(",") if lv.strip()))  # each level once
     bad = [lv for lv in chosen if lv not in LEVELS]
-    if bad:
-        raise click.BadParameter(f"unknown level {bad[0]!r} (levels: {', '.join(LEVELS)})", param_hint="--levels")
+    if bad or not chosen:
+        raise click.BadParameter(f"unknown level {bad[0]!r} (levels: {', '.join(LEVELS)})" if bad else
+                                 f"name at least one level ({', '.join(LEVELS)})", param_hint="--levels")
     per = max(1, count // len(chosen))
     load_before = os.getloadavg()
     report: dict = {"scenes": per * len(chosen), "levels": {}, "cv2_threads": cv2.getNumThreads(),

@@ -174,10 +174,10 @@ def run_benchmark(phones: int, results: int, interval: float, threads: int | Non
 
 
 @click.command("web")
-@click.option("--phones", default=100, show_default=True, help="Simulated phones holding event streams.")
-@click.option("--results", default=20, show_default=True, help="Hand results to post.")
-@click.option("--interval", default=0.2, show_default=True, help="Seconds between results.")
-@click.option("--threads", type=int, default=None, help="Server threads  [default: phones + 16]")
+@click.option("--phones", type=click.IntRange(1, 2000), default=100, show_default=True, help="Simulated phones holding event streams.")
+@click.option("--results", type=click.IntRange(1, 10000), default=20, show_default=True, help="Hand results to post.")
+@click.option("--interval", type=click.FloatRange(0, 60), default=0.2, show_default=True, help="Seconds between results.")
+@click.option("--threads", type=click.IntRange(1, 4096), default=None, help="Server threads  [default: phones + 16]")
 def web(phones: int, results: int, interval: float, threads: int | None) -> None:
     """Update latency to N phones (SSE) while results are posted, and the server's memory."""
     if phones < 1 or results < 1:

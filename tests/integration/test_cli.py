@@ -135,3 +135,24 @@ def test_results_or_settings_that_are_not_utf8_are_a_clear_error_and_a_bom_is_no
         r = bytes_run(*args, input=b"")
         assert r.returncode == 1 and b"Traceback" not in r.stderr, args
         assert b"not UTF-8 text" in r.stderr, args
+
+
+def test_variants_list_explains_a_broken_config_like_every_command(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("x = [")
+    r = companion("variants", "list", "--config", str(cfg))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"Error: {cfg}: not valid TOML")
+    assert "classical" in companion("variants", "list").stdout
+
+
+@pytest.mark.parametrize("args, said", [
+    (["camera", "--seconds", "-1"], "'--seconds': -1.0 is not in the range"),
+    (["scenes", "--count", "3", "--levels", ","], "name at least one level"),
+    (["web", "--interval", "-1"], "'--interval': -1.0 is not in the range"),
+    (["teach", "--photos", "0"], "'--photos': 0 is not in the range"),
+    (["recognition", "--data", "."], "has no images/ folder"),
+])
+def test_a_benchmark_refuses_a_bad_option_before_it_starts(args, said):
+    r = companion("bench", *args)
+    assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr

@@ -162,8 +162,8 @@ def table(results: dict[str, dict], truth) -> str:
 @click.command("recognition")
 @click.option("--data", "data", type=click.Path(exists=True, file_okay=False), envvar="COMPANION_TILE_DATA",
               required=True, help="A labelled split: a folder with images/ and labels/ (YOLO, the 42-class set).")
-@click.option("--limit", type=int, default=0, help="Use only the first N images (0: all).")
-@click.option("--threads", type=int, default=0, help="CPU threads for both recognisers (0: onnxruntime default).")
+@click.option("--limit", type=click.IntRange(0, None), default=0, help="Use only the first N images (0: all).")
+@click.option("--threads", type=click.IntRange(0, 256), default=0, help="CPU threads for both recognisers (0: onnxruntime default).")
 @click.option("--peer/--no-peer", default=True, show_default=True, help="Also run mahjong-detector.")
 @click.option("--breakdown", is_flag=True, help="Also print where our errors are (detection vs naming, by family, size, shape).")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True,
@@ -172,6 +172,9 @@ def table(results: dict[str, dict], truth) -> str:
 def recognition(data, limit, threads, peer, breakdown, repeat, json_out):
     """Ours vs mahjong-detector on the same labelled photos: P, R, F1, photos fully right,
     latency p50/p90 per image and peak memory (RSS of each recogniser's own process)."""
+    if not (Path(data) / "images").is_dir():
+        raise click.BadParameter(f"{data} has no images/ folder (a labelled split: images/ and labels/)",
+                                 param_hint="--data")
     truth = load_split(data, size=None)
     if limit:
         truth = truth[:limit]

@@ -60,8 +60,8 @@ def run(scenes: int = 100, seed: int = 1, photos: int = 1, art: str = "riichi", 
 
 
 @click.command("teach")
-@click.option("--scenes", default=100, show_default=True, help="Synthetic test frames of the unseen design.")
-@click.option("--photos", default=1, show_default=True, help="Layout photos to teach from.")
+@click.option("--scenes", type=click.IntRange(1, 100000), default=100, show_default=True, help="Synthetic test frames of the unseen design.")
+@click.option("--photos", type=click.IntRange(1, 100), default=1, show_default=True, help="Layout photos to teach from.")
 @click.option("--seed", default=1, show_default=True)
 def teach_bench(scenes, photos, seed):
     """F1 on an unseen tile design before and after teaching from a layout photo."""
