@@ -240,7 +240,8 @@ class GpioSettings(_Section):
             if not 2 <= pin <= 27:
                 problems.append(f"{name}: GPIO{pin} is not a usable pin (BCM numbers 2 to 27)")
             elif pin in seen:
-                problems.append(f"GPIO{pin} is used twice: by {seen[pin]} and by {name}")
+                problems.append(f"GPIO{pin} is used twice" + (f" in {name}" if seen[pin] == name else
+                                                               f": by {seen[pin]} and by {name}"))
             seen.setdefault(pin, name)
         if not 0.2 <= self.hold_time <= 10:
             problems.append("hold_time must be between 0.2 and 10 seconds")

@@ -3,10 +3,12 @@
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from companion.cli import main
-from companion.config import GpioSettings
+from companion.config import GpioSettings, load_settings
+from companion.errors import ConfigError
 from companion.hardware.gpio import wiring
 
 DOCS = Path(__file__).resolve().parents[2] / "hardware_docs"
@@ -44,3 +46,9 @@ def test_the_readme_lists_the_default_pins():
     for pins in (d.seat_lamps, d.wind_lamps, d.seat_buttons):
         assert " " + ", ".join(map(str, pins)) + " |" in readme
     assert f"| {d.undo_button}, {d.buzzer} |" in readme
+
+
+def test_a_pin_listed_twice_in_one_list_is_said_once_as_such():
+    with pytest.raises(ConfigError) as e:
+        load_settings(env={}, overrides={"gpio": {"seat_lamps": [17, 17, 22, 23]}})
+    assert "GPIO17 is used twice in seat_lamps" in str(e.value) and "by seat_lamps and by seat_lamps" not in str(e.value)
