@@ -91,7 +91,7 @@ def run_case(camera, view, viewers: int, seconds: float, view_fps: float, shared
 
 
 @click.command("camera")
-@click.option("--seconds", type=click.FloatRange(0.5, 3600), default=5.0, show_default=True, help="Length of each case.")
+@click.option("--seconds", type=click.FloatRange(0.1, 3600), default=5.0, show_default=True, help="Length of each case.")
 @click.option("--fps", type=click.FloatRange(1, 120), default=15.0, show_default=True, help="Frame rate of the replayed camera.")
 @click.option("--view-fps", type=click.FloatRange(0.5, 30), default=5.0, show_default=True, help="Live view frames per second.")
 def camera_bench(seconds: float, fps: float, view_fps: float) -> None:
