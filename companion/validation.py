@@ -15,7 +15,7 @@ import msgspec
 import msgspec.inspect as mi
 
 T = TypeVar("T")
-AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 
 
 def choices(root: type, path: str) -> list[str] | None:
@@ -44,10 +44,15 @@ def choices(root: type, path: str) -> list[str] | None:
     return [str(v) for v in info.values] if isinstance(info, mi.LiteralType) else None
 
 
+def split(err: msgspec.ValidationError) -> tuple[str, str]:
+    """(msgspec's message, the field's path as `a.b[0]`, "" for the whole document)."""
+    m = _AT.match(str(err))
+    return (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
+
+
 def explain(err: msgspec.ValidationError, root: type) -> str:
     """'field.path: message (one of: …)' from a msgspec validation error."""
-    m = AT.match(str(err))
-    msg, path = (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
+    msg, path = split(err)
     if "Invalid enum value" in msg or "Invalid value" in msg:
         allowed = choices(root, path)
         if allowed:

@@ -17,7 +17,7 @@ from flask import request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 
-from companion.validation import AT, choices
+from companion.validation import choices, split
 from companion.web.errors import WebError
 
 T = TypeVar("T")
@@ -34,8 +34,8 @@ FIELD_LABELS = {
     "result": lazy_gettext("result"), "winner": lazy_gettext("winner"), "from": lazy_gettext("from whom"),
     "value": lazy_gettext("value"), "fu": lazy_gettext("fu"), "hand_scores": lazy_gettext("hand scores"),
     "riichi": lazy_gettext("declared riichi"), "ready": lazy_gettext("ready (tenpai)"),
-    "faces": lazy_gettext("dice"), "cocked": lazy_gettext("cocked dice"), "player": lazy_gettext("player"), "seat": lazy_gettext("seat"),
-    "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
+    "faces": lazy_gettext("dice"), "cocked": lazy_gettext("cocked dice"), "player": lazy_gettext("player"),
+    "seat": lazy_gettext("seat"), "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
     "target": lazy_gettext("event to undo"), "variant": lazy_gettext("variant"), "players": lazy_gettext("players"),
 }
 #: msgspec's JSON type names in a player's words
@@ -57,8 +57,7 @@ def _kinds(names: str) -> str:
 
 def explain(err: msgspec.ValidationError, type_: type) -> str:
     """What is wrong with a body, in the phone's language (msgspec's English where it is unknown)."""
-    m = AT.match(str(err))
-    msg, path = (m.group("msg"), (m.group("path") or "").lstrip(".")) if m else (str(err), "")
+    msg, path = split(err)
     field = field_label(path) if path else ""
     if found := re.fullmatch(r"Object contains unknown field `(.+)`", msg):
         return _("%(field)s: there is no such field here", field=found.group(1))
