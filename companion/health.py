@@ -24,11 +24,14 @@ from typing import Any, Literal
 
 from companion import __version__
 from companion.config import Settings
+from companion.errors import CompanionError
 from companion.storage import StorageError
 from companion.storage.sqlite import verify as verify_log
 
 Level = Literal["ok", "warn", "fail", "off"]
 MARK = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "off": "off "}
+#: the names' column ("table codes" is the longest), the same in every report
+NAME_WIDTH = 11
 
 #: free space on the data directory below which the game log is at risk / worth a look
 DISK_FAIL_BYTES = 50 * 2**20
@@ -72,7 +75,8 @@ class HealthReport:
         return cls(checks, data.get("source", "service"), data.get("at", ""))
 
     def text(self) -> str:
-        lines = [f"{MARK[c.level]}  {c.name:<9} {c.summary}" for c in self.checks]
+        width = max([NAME_WIDTH] + [len(c.name) for c in self.checks])
+        lines = [f"{MARK[c.level]}  {c.name:<{width}} {c.summary}" for c in self.checks]
         verdict = "All is well." if self.ok and all(c.level != "warn" for c in self.checks) else \
             "Works, with warnings." if self.ok else "Something is broken (FAIL above)."
         return "\n".join(lines + [verdict])
@@ -339,6 +343,23 @@ def check_models(tile_folder: Path | None = None, dice_folder: Path | None = Non
                  {"files": [f.name for f in files], "bytes": size, "load_ms": ms})
 
 
+def check_taught(settings: Settings) -> Check:
+    """The tile set taught with `companion teach`: none, readable, or damaged (a damaged one is
+    passed over for the shipped models, so it is a warning, not a failure)."""
+    from companion.vision.tiles.teach import TaughtSet, taught_path
+
+    path = taught_path(settings.data_path)
+    details = {"path": str(path)}
+    try:
+        taught = TaughtSet.load(path)
+    except CompanionError as e:
+        return Check("taught set", "warn", f"{e}; the shipped tile models name the tiles meanwhile", details)
+    if taught is None:
+        return Check("taught set", "ok", "none taught: the shipped tile models name the tiles", details)
+    return Check("taught set", "ok", f"{len(taught.codes)} tiles taught, read by the {taught.detector} detector "
+                 f"({path})", {**details, "tiles": len(taught.codes), "detector": taught.detector})
+
+
 _models_lock = threading.Lock()
 _models_check: Check | None = None
 
@@ -365,6 +386,7 @@ def live_report(services) -> HealthReport:
         check_disk(s),
         check_database(s, services.store),
         models_once(),
+        check_taught(s),
     ], source="service")
 
 
@@ -378,4 +400,5 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         check_database(settings),
         check_codes(settings),
         check_models(),
+        check_taught(settings),
     ], source="standalone")

@@ -37,11 +37,13 @@ def recognize(images, as_json, threshold, model_folder, tile_px, taught, config_
     """
     from companion.errors import CompanionError, ImageError
     from companion.vision.tiles.recognizer import TileRecognizer
-    from companion.vision.tiles.teach import TaughtSet, use_data_dir
+    from companion.vision.tiles.teach import load_or_shipped, use_data_dir
 
     try:
         use_data_dir(settings_from(config_file, data_dir).data_path)
-        taught_set = TaughtSet.load() if taught else None
+        taught_set, why = load_or_shipped() if taught else (None, None)
+        if why:
+            click.echo(f"Warning: {why}", err=True)
         rec = TileRecognizer(model_folder, threshold=threshold, taught=taught_set)
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -9,6 +9,7 @@ contract: a seat wind and the stack number from that wall's right end.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -37,6 +38,8 @@ LOOSE_RISE = 0.5
 #: … or that the loose-tile model (`loose.py`) says carries one with this probability
 LOOSE_P = 0.5
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class SceneSettings:
@@ -52,19 +55,30 @@ class SceneSettings:
     table_size: tuple[float, float] | None = None
 
 
+#: why the taught set is not used although there is one (its file is damaged), else None
+_taught_note: str | None = None
+
+
 @functools.cache
 def tile_recognizer():
-    """The tile recogniser, loaded once per process, with the set taught by `companion teach` if any."""
+    """The tile recogniser, loaded once per process, with the set taught by `companion teach` if
+    any (a damaged set: the shipped classifier, and `_taught_note` says why)."""
     from companion.vision.tiles.recognizer import TileRecognizer
-    from companion.vision.tiles.teach import TaughtSet
+    from companion.vision.tiles.teach import load_or_shipped
 
-    return TileRecognizer(taught=TaughtSet.load())
+    global _taught_note
+    taught, _taught_note = load_or_shipped()
+    if _taught_note:
+        log.warning("%s", _taught_note)
+    return TileRecognizer(taught=taught)
 
 
 def use_taught_set(taught) -> None:
     """Have the process's recogniser name tiles with a newly taught set (None: the shipped
     classifier again), without loading its models again; if it is not loaded yet, it will find
     the saved set when it is."""
+    global _taught_note
+    _taught_note = None
     if tile_recognizer.cache_info().currsize:
         tile_recognizer().taught = taught
 
@@ -75,7 +89,7 @@ def recognise_tiles(image: np.ndarray) -> tuple[list[dict], str | None]:
         recognizer = tile_recognizer()
     except CompanionError as e:  # e.g. the model files are missing from this installation
         return [], f"tile recogniser unavailable: {e}"
-    return [t.to_json() for t in recognizer.recognize(image)], None
+    return [t.to_json() for t in recognizer.recognize(image)], _taught_note
 
 
 def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
@@ -110,7 +124,7 @@ def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
         if not (TILE_FIT[0] * tile.depth <= long <= TILE_FIT[1] * tile.depth and short >= TILE_FIT[0] * tile.width):
             continue  # not a tile's size: half a tile found on its own, or something larger
         out.append({"tile": t.tile, "box": box_through(t.box, back), "score": round(t.score, 3)})
-    return out, None
+    return out, _taught_note
 
 
 def box_through(box, H: np.ndarray) -> list[float]:

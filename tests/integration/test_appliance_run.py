@@ -137,7 +137,7 @@ def test_run_on_a_replayed_camera_that_goes_away_and_comes_back(tmp_path, scenes
         camera = next(c for c in report["checks"] if c["name"] == "camera")
         assert camera["level"] == "fail" and "not connected" in camera["summary"]
         broken = doctor(url)
-        assert broken.returncode == 1 and "FAIL  camera    not connected" in broken.stdout
+        assert broken.returncode == 1 and "FAIL  camera      not connected" in broken.stdout
 
         shutil.move(unplugged, str(scenes))
         report = wait_health(url, 200)

@@ -42,8 +42,8 @@ def doctor(tmp_path, *args, camera="off", dice="sim"):
 def test_a_healthy_machine_says_so_and_exits_0(tmp_path, scenes):
     r = doctor(tmp_path, camera=f"replay:{scenes}")
     assert r.exit_code == 0, r.output
-    assert "OK    camera    replay: opens and gives pictures, 128x72" in r.output
-    assert "OK    gpio      14 pins claimed on simulated pins" in r.output
+    assert "OK    camera      replay: opens and gives pictures, 128x72" in r.output
+    assert "OK    gpio        14 pins claimed on simulated pins" in r.output
     assert "All is well." in r.output
 
 
@@ -52,7 +52,7 @@ def test_json_report(tmp_path, scenes):
     data = json.loads(r.output)
     assert data["ok"] is True and data["source"] == "standalone"
     assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "table codes",
-                                                   "models"]
+                                                   "models", "taught set"]
     assert "tile_classifier.onnx" in data["checks"][6]["details"]["files"]
     assert data["checks"][0]["details"]["resolution"] == [128, 72]
 
@@ -60,8 +60,8 @@ def test_json_report(tmp_path, scenes):
 def test_a_missing_camera_and_dice_box_fail_in_plain_words(tmp_path):
     r = doctor(tmp_path, camera=f"replay:{tmp_path}/nowhere", dice=str(tmp_path / "ttyACM9"))
     assert r.exit_code == 1
-    assert "FAIL  camera    replay: no such folder or video" in r.output
-    assert f"FAIL  dice      cannot open {tmp_path}/ttyACM9" in r.output
+    assert "FAIL  camera      replay: no such folder or video" in r.output
+    assert f"FAIL  dice        cannot open {tmp_path}/ttyACM9" in r.output
     assert "Something is broken" in r.output
 
 
@@ -229,7 +229,7 @@ def test_pins_that_cannot_be_had_are_said_once_in_the_report(tmp_path, monkeypat
                         "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
     assert r.stderr == "" and r.stdout.startswith("Health of this machine"), r.stderr + r.stdout
-    assert r.stdout.count("pin factory") == 1 and "FAIL  gpio      lamps and buttons not working" in r.stdout
+    assert r.stdout.count("pin factory") == 1 and "FAIL  gpio        lamps and buttons not working" in r.stdout
 
 
 def test_damaged_table_codes_fail_as_they_would_stop_the_start(tmp_path):
@@ -314,3 +314,14 @@ def test_a_damaged_model_file_fails_the_models_check_and_names_it(tmp_path):
     assert check.level == "fail" and "dice model" in check.summary and "missing" in check.summary
     check = check_models(None, None, tmp_path / "loose.onnx")
     assert check.level == "fail" and "loose-tile model" in check.summary and "missing" in check.summary
+
+
+def test_the_taught_tile_set_is_reported_and_a_damaged_one_is_a_warning(tmp_path):
+    r = doctor(tmp_path)
+    assert "OK    taught set  none taught: the shipped tile models name the tiles" in r.output
+    (tmp_path / "data" / "tiles").mkdir(parents=True)
+    (tmp_path / "data" / "tiles" / "taught_set.npz").write_bytes(b"garbage")
+    r = doctor(tmp_path)
+    assert r.exit_code == 0, r.output  # the companion still runs: the shipped models name the tiles
+    assert "WARN  taught set  taught tile set" in r.output and "is damaged" in r.output
+    assert "companion teach --forget" in r.output and "Works, with warnings." in r.output

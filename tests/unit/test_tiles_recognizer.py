@@ -1,6 +1,7 @@
 """The shipped tile models load, meet a floor on real photos, and fail clearly on bad input."""
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -487,3 +488,25 @@ def test_windows_find_small_tiles_in_a_large_view(rec):
     assert found(boxes) >= 0.8 * alone
     assert squashed < 0.5 * found(boxes)
     assert len(boxes) <= len(alone_boxes) + 4  # a tile on a window seam is not counted twice
+
+
+def test_a_damaged_taught_set_is_said_and_the_shipped_models_read_on(tmp_path, monkeypatch):
+    """A damaged set must not stop tiles being named: `recognize` warns and reads with the
+    shipped models, and so does `observe` (its tile note says why)."""
+    from companion.vision import scene
+
+    (tmp_path / "set.npz").write_bytes(b"cut off by a power cut")
+    monkeypatch.setenv("COMPANION_TAUGHT_SET", str(tmp_path / "set.npz"))
+    photo = str(FIXTURES / "images" / "real_1.jpg")
+    res = CliRunner().invoke(main, ["recognize", photo])
+    assert res.exit_code == 0, res.output
+    assert "Warning: taught tile set" in res.output and "is damaged" in res.output
+    assert re.search(r"real_1.jpg: [1-9]\d* tiles", res.output)
+
+    scene.tile_recognizer.cache_clear()
+    monkeypatch.setattr(scene, "_taught_note", None)
+    try:
+        tiles, note = scene.recognise_tiles(cv2.imread(photo))
+    finally:
+        scene.tile_recognizer.cache_clear()
+    assert tiles and "is damaged" in note and "shipped tile models" in note

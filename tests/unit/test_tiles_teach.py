@@ -142,11 +142,32 @@ def test_taught_threshold_is_lower_for_a_design_the_detector_is_unsure_of():
     assert taught_threshold(lost, 0.4) == TAUGHT_THRESHOLD_FLOOR
 
 
-def test_damaged_set_gives_a_clear_error(tmp_path):
+@pytest.mark.parametrize("content", [b"not a zip", b"PK\x03\x04cut short"])
+def test_damaged_set_gives_a_clear_error(tmp_path, content):
     p = tmp_path / "set.npz"
-    p.write_bytes(b"not a zip")
-    with pytest.raises(Exception, match="damaged"):
+    p.write_bytes(content)
+    with pytest.raises(Exception, match="damaged") as got:
         TaughtSet.load(p)
+    # in words, not numpy's advice about pickles
+    assert "cut short or was overwritten" in str(got.value) and "pickle" not in str(got.value)
+
+
+def test_a_set_missing_an_array_names_it(tmp_path):
+    np.savez(tmp_path / "set.npz", bias=np.zeros(2, np.float32), codes=np.array(["1m", "2m"]))
+    with pytest.raises(Exception, match="it has no 'weights'"):
+        TaughtSet.load(tmp_path / "set.npz")
+
+
+def test_a_damaged_set_gives_way_to_the_shipped_models_with_the_reason(tmp_path):
+    from companion.vision.tiles.teach import load_or_shipped
+
+    assert load_or_shipped(tmp_path / "none.npz") == (None, None)
+    (tmp_path / "set.npz").write_bytes(b"garbage")
+    taught, why = load_or_shipped(tmp_path / "set.npz")
+    assert taught is None and "damaged" in why and "shipped tile models name the tiles" in why
+    ts = TaughtSet(np.eye(128, 2, dtype=np.float32), np.float32([0, 0]), ["1m", "2m"])
+    taught, why = load_or_shipped(ts.save(tmp_path / "good.npz"))
+    assert taught.codes == ["1m", "2m"] and why is None
 
 
 def test_layout_sheet_has_a_box_for_every_tile():

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,12 +82,14 @@ def use_data_dir(data_dir: str | os.PathLike) -> None:
     _data_dir = Path(data_dir).expanduser()
 
 
-def taught_path() -> Path:
+def taught_path(data_dir: str | os.PathLike | None = None) -> Path:
     """Where the taught set is kept: $COMPANION_TAUGHT_SET, else `<data_dir>/tiles/taught_set.npz`
-    (the configured data folder, or the default one when no command has named it)."""
+    (`data_dir`, else the one `use_data_dir` named, else the default one)."""
     env = os.environ.get("COMPANION_TAUGHT_SET")
     if env:
         return Path(env)
+    if data_dir is not None:
+        return Path(data_dir).expanduser() / TAUGHT_FILE
     if _data_dir is None:
         from companion.config import default_data_dir
 
@@ -139,7 +142,27 @@ class TaughtSet:
                 return cls(z["weights"], z["bias"], [str(c) for c in z["codes"]],
                            threshold=None if math.isnan(t) else t, info={"file": str(path)}, detector=detector)
         except Exception as exc:
-            raise CompanionError(f"taught tile set {path} is damaged ({exc}); run `companion teach --forget`") from exc
+            raise CompanionError(f"taught tile set {path} is damaged ({_damage(exc)}); teach the set again, "
+                                 "or run `companion teach --forget`") from exc
+
+
+def _damage(exc: Exception) -> str:
+    """What is wrong with a taught-set file, in words (numpy's own message for a file that is
+    not an .npz at all talks of pickles and `allow_pickle`, which is no help here)."""
+    if isinstance(exc, KeyError):  # numpy: "weights is not a file in the archive"
+        return f"it has no {str(exc.args[0]).split()[0]!r}" if exc.args else "an array is missing"
+    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or "pickle" in str(exc) or "interpret" in str(exc):
+        return "not a saved tile set: the file is cut short or was overwritten"
+    return str(exc) or type(exc).__name__
+
+
+def load_or_shipped(path: str | os.PathLike | None = None) -> tuple["TaughtSet | None", str | None]:
+    """(the taught set or None, None), or (None, why) when its file is damaged: a damaged set
+    must not stop tiles being named, so the shipped classifier names them and the caller says why."""
+    try:
+        return TaughtSet.load(path), None
+    except CompanionError as exc:
+        return None, f"{exc}; the shipped tile models name the tiles meanwhile"
 
 
 def assign_layout(boxes: np.ndarray, scores: np.ndarray | None = None, rows=LAYOUT_ROWS) -> list[tuple[np.ndarray, str]]:
