@@ -4,8 +4,9 @@
 
 Without a calibration nothing tells a die's size from a tile's: the dice reader takes a circles
 tile's dots for pips, the tile recogniser a cluster of dice for a tile. `companion observe` keeps,
-where a die's centre lies in a tile's box, the surer of the two readings (`scene.analyse`). This
-prints both sides of that rule: on the labelled dice photos (DICE_DIR, e.g. the team's real_dice
+where a die's centre lies in a tile's box, the surer of the two readings, and among tiles it is
+sure of drops "dice" far smaller than they are (`scene.dice_among_tiles`). This prints both sides
+of those rules: on the labelled dice photos (DICE_DIR, e.g. the team's real_dice
 split) right / wrong face / spurious / missed before and after it, per part; on the first N photos
 of each split of face-up tiles (TILES_DIR/<split>/images, e.g. real_tiles) the dice read before
 and after it (every one of them is spurious: no die lies there).
@@ -24,12 +25,8 @@ from eval_real import match  # noqa: E402
 from realdata import photos  # noqa: E402
 
 from companion.vision.dice import find_dice  # noqa: E402
-from companion.vision.scene import _inside, recognise_tiles  # noqa: E402
-
-
-def kept(dice, tiles):
-    """The rule of `scene.analyse` for a photo without markers."""
-    return [d for d in dice if not any(_inside(d.box, t["box"]) and t["score"] > d.score for t in tiles)]
+from companion.vision.scene import dice_among_tiles as kept  # noqa: E402
+from companion.vision.scene import recognise_tiles  # noqa: E402
 
 
 def main() -> None:

@@ -292,3 +292,31 @@ def test_what_the_detector_is_sure_of_is_kept_only_when_it_reads_as_a_flat_die()
     # what neither model believes is dropped
     assert dice_reader.judge(0.3, _probs(0.3, 0.1))[0] is False
     assert dice_reader.judge(sure, _probs(dice_reader.SURE_DIE_P - 0.05, 0.1))[0] is False
+
+
+def _die(x, y, side, score=0.9):
+    from companion.vision.dice import DieReading
+
+    return DieReading(3, (x, y, x + side, y + side), False, (x + side / 2, y + side / 2), score)
+
+
+def _tile(x, y, score=0.8, w=60, h=80):
+    return {"tile": "5p", "box": [x, y, x + w, y + h], "score": score}
+
+
+def test_among_tiles_it_is_sure_of_a_die_far_smaller_than_them_is_a_mark_on_one():
+    """A photo without markers: a tile's dots or red numeral read as a die are dropped by size
+    among tiles the recogniser is sure of; a real die (12-16 mm beside 18-30 mm tiles) stays."""
+    from companion.vision.scene import DIE_AMONG_TILES, DIE_TILE_SHARE, SURE_TILE, dice_among_tiles
+
+    tiles = [_tile(100 * i, 0) for i in range(DIE_AMONG_TILES)]  # short side 60 px
+    real, mark = _die(0, 300, 0.45 * 60), _die(300, 300, 0.25 * 60)
+    assert dice_among_tiles([real, mark], tiles) == [real]
+    assert DIE_TILE_SHARE * 60 <= 0.45 * 60
+    # too few sure tiles to judge by (one or two "tiles" may be a cluster of dice): both stay
+    unsure = tiles[:-1] + [_tile(500, 0, score=SURE_TILE - 0.1)]
+    assert dice_among_tiles([real, mark], unsure) == [real, mark]
+    # a die whose centre lies on a tile: the surer reading stands, whatever the size
+    on_tile = _die(110, 10, 40, score=0.5)
+    assert dice_among_tiles([on_tile], tiles) == []
+    assert dice_among_tiles([_die(110, 10, 40, score=0.95)], tiles)[0].score == 0.95
