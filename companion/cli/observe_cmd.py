@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -18,22 +19,47 @@ def _summary(obs: dict) -> str:
     if walls:
         for seat, w in walls["seats"].items():
             gaps = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in w["gaps"]) or "none"
-            lines.append(f"  {WIND_NAMES[seat]:5} wall ({w['side']}): {w['count']} stacks standing; gaps: {gaps}")
+            half = f"; half stacks: {', '.join(map(str, w['half']))}" if w.get("half") else ""
+            lines.append(f"  {WIND_NAMES[seat]:5} wall ({w['side']}): {w['count']} stacks standing; gaps: {gaps}{half}")
         brk = walls["break"]
         lines.append(f"  break: {WIND_NAMES[brk[0]]}'s stack {brk[1]}" if brk else "  break: not broken")
         if walls["live_tiles"] is not None:
             lines.append(f"  live tiles: {walls['live_tiles']}")
+        if walls.get("note"):
+            lines.append(f"  walls: {walls['note']}")
     dice = ", ".join(f"{d['face']}{' (cocked)' if d['cocked'] else ''}" for d in obs["dice"]) or "none"
     lines.append(f"  dice: {dice}")
     if obs.get("note"):
         lines.append(f"  note: {obs['note']}")
     if obs["calibrated"]:
-        lines.append(f"  East marker: {WIND_NAMES.get(obs['east_marker'], 'not seen')}; "
-                     f"wind disc: {WIND_NAMES.get(obs['wind_shown'], 'not seen')}")
+        lines.append(f"  East marker: {_marker(obs)}; wind disc: {_disc(obs)}")
     names = " ".join(t["tile"] for t in obs["tiles"])
     lines.append(f"  tiles: {len(obs['tiles'])}" + (f": {names}" if names else "")
                  + (f" ({obs['tiles_note']})" if obs.get("tiles_note") else ""))
     return "\n".join(lines)
+
+
+MARKER_KINDS = {"button": "dealer button", "box": "wind box"}
+
+
+def _at(where: dict | None) -> str:
+    return f" (pixel {where['px'][0]:.0f}, {where['px'][1]:.0f})" if where else ""
+
+
+def _marker(obs: dict) -> str:
+    """'dealer button at South's seat (pixel 640, 610)', or 'not seen'."""
+    if obs.get("east_marker") is None:
+        return "not seen"
+    at = obs.get("east_marker_at") or {}
+    kind = MARKER_KINDS.get(at.get("kind"), "seen")
+    return f"{kind} at {WIND_NAMES[obs['east_marker']]}'s seat{_at(at or None)}"
+
+
+def _disc(obs: dict) -> str:
+    """'shows North (pixel 770, 625)', or 'not seen'."""
+    if obs.get("wind_shown") is None:
+        return "not seen"
+    return f"shows {WIND_NAMES[obs['wind_shown']]}{_at(obs.get('wind_at'))}"
 
 
 @click.command("observe")
@@ -74,7 +100,12 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     except CompanionError:
         pass  # each image then says why it has no tiles
     results, failed = [], 0
-    for path in images:
+    # --json prints at the end: say how far it got where someone is watching (a tty), as the
+    # summaries do one by one without --json
+    progress = as_json and len(images) > 1 and sys.stderr.isatty()
+    for i, path in enumerate(images, 1):
+        if progress:
+            click.echo(f"reading {i}/{len(images)}: {path}", err=True)
         try:
             obs = analyse(read_image(path), scene, calibration=fixed, name=str(path))
         except (CompanionError, ValueError) as e:

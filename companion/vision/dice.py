@@ -212,9 +212,10 @@ class DiceReader:
         cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)
         return np.concatenate([probs, cocked], axis=1)
 
-    def candidates(self, img: np.ndarray, die_px: float | None = None,
-                   foot=None) -> list[tuple[float, list[float], np.ndarray]]:
-        """Every detection, one per die, before `judge`: (centre score, box, `classify`'s probabilities)."""
+    def candidates(self, img: np.ndarray, die_px: float | None = None, foot=None, at_least: float = 0.0,
+                   skip=None) -> list[tuple[float, list[float], np.ndarray]]:
+        """Every detection, one per die, before `judge`: (centre score, box, `classify`'s probabilities).
+        Left out (unread): those whose centre score is under `at_least`, and those `skip` names."""
         _check(img)
         h, w = img.shape[:2]
         if die_px is not None:
@@ -234,18 +235,25 @@ class DiceReader:
         for s, b in found:  # one reading per die
             if all(_iou(b, k[1]) < 0.45 for k in kept):
                 kept.append((s, b))
+        # after the one-per-die choice, in which they lost to none
+        kept = [(s, b) for s, b in kept if s >= at_least and not (skip and skip(s, b))]
         probs = self.classify(img, [b for _, b in kept], foot)
         return [(s, b, p) for (s, b), p in zip(kept, probs)]
 
-    def read(self, img: np.ndarray, die_px: float | None = None, foot=None) -> list[DieReading]:
+    def read(self, img: np.ndarray, die_px: float | None = None, foot=None, skip=None) -> list[DieReading]:
         """The dice in a BGR picture: the `candidates` that `judge` keeps, with face and cocked flag.
 
         `die_px`: a die's side in pixels (None: found from the picture); `foot`: the camera's
-        foot point in the picture (None: its middle)."""
+        foot point in the picture (None: its middle); `skip(score, box)`: True for a detection
+        that is no die whatever the face model says, given the best score it could reach (its
+        centre score): it is not read."""
         _check(img)
         h, w = img.shape[:2]
         out = []
-        for s, b, p in self.candidates(img, die_px, foot):
+        # a centre score under MIN_SCORE can never be kept (judge: score × P(die) ≥ MIN_SCORE, or a
+        # score ≥ SURE_CENTRE), so such detections are not read at all: on a cluttered photo most
+        # detections are, and reading each is four runs of the face model
+        for s, b, p in self.candidates(img, die_px, foot, at_least=min(MIN_SCORE, SURE_CENTRE), skip=skip):
             keep, cocked = judge(s, p)
             if not keep:
                 continue
@@ -278,13 +286,14 @@ def default_reader() -> DiceReader:
 
 
 def find_dice(img: np.ndarray, die_px: float | None = None, roi_mask: np.ndarray | None = None,
-              foot=None) -> list[DieReading]:
+              foot=None, skip=None) -> list[DieReading]:
     """Dice in a top-down picture. `die_px`: the side of a die in pixels (None: found from the picture).
 
     `roi_mask` (uint8, same size): only dice whose centre lies where it is non-zero. `foot`: the
     table point right below the camera, in the picture's pixels (None: the picture's middle).
+    `skip`: see `DiceReader.read`.
     """
-    got = default_reader().read(img, die_px, foot)
+    got = default_reader().read(img, die_px, foot, skip)
     if roi_mask is not None:
         got = [d for d in got if roi_mask[min(int(d.centre[1]), roi_mask.shape[0] - 1),
                                           min(int(d.centre[0]), roi_mask.shape[1] - 1)]]

@@ -46,6 +46,9 @@ SURE_TILE = 0.55
 #: "dice" are a tile's dots or its index numeral
 DIE_AMONG_TILES = 3
 DIE_TILE_SHARE = 0.35
+#: a wall that looks this many stacks longer than the variant's is built for another variant: on
+#: 540 rendered scenes (`longest_wall`) walls read at most 0.48 over their true length
+LONGER_WALL = 0.7
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +210,13 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     return None
 
 
+def longest_wall(walls: dict[str, WallReading]) -> float | None:
+    """How many stacks long the longest wall looks, whatever the variant says: its standing tops'
+    length over the stack pitch measured on it (None: no wall seen)."""
+    seen = [sum(a1 - a0 for a0, a1 in r.runs) / r.pitch for r in walls.values() if r.runs and r.pitch > 0]
+    return max(seen) if seen else None
+
+
 def dead_wall(variant: Variant, size: int, at: int) -> list[int]:
     """Ring indices of the dead wall for a break at `at`, nearest the break first (R20)."""
     back = -1 if variant.dead_wall.side == "right" else 1
@@ -249,8 +259,11 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
         out.update(walls=None, east_marker=None, wind_shown=None)
         if why:
             out["calibration_note"] = why
-        readings = find_dice(image)
         tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
+        # what the tiles rule out is not read at all (a cluttered photo of tiles has hundreds of
+        # die-like marks, and reading each costs four runs of the face model)
+        side = _sure_tile_side(tiles)
+        readings = find_dice(image, skip=lambda s, box: _mark_on_tile(box, round(s, 4), tiles, side))
         readings = dice_among_tiles(readings, tiles)
         dice = [d.to_json() for d in readings]
         out["dice"] = dice
@@ -282,12 +295,25 @@ def dice_among_tiles(readings: list, tiles: list[dict]) -> list:
     Measured (models/dice/README.md, `tiles_vs_dice.py`): no die of the 121 real dice photos
     lost; the dice "found" on 80 photos of face-up tiles cut from 876 to 265 by (1), to 75 by (2).
     """
-    readings = [d for d in readings if not any(_inside(d.box, t["box"]) and t["score"] > d.score for t in tiles)]
+    side = _sure_tile_side(tiles)
+    return [d for d in readings if not _mark_on_tile(d.box, d.score, tiles, side)]
+
+
+def _sure_tile_side(tiles: list[dict]) -> float | None:
+    """The median short side of the tiles the recogniser is sure of; None when too few are."""
     sure = [t["box"] for t in tiles if t["score"] >= SURE_TILE]
     if len(sure) < DIE_AMONG_TILES:
-        return readings
-    tile_side = float(np.median([min(b[2] - b[0], b[3] - b[1]) for b in sure]))
-    return [d for d in readings if max(d.box[2] - d.box[0], d.box[3] - d.box[1]) >= DIE_TILE_SHARE * tile_side]
+        return None
+    return float(np.median([min(b[2] - b[0], b[3] - b[1]) for b in sure]))
+
+
+def _mark_on_tile(box, score: float, tiles: list[dict], tile_side: float | None) -> bool:
+    """`dice_among_tiles`'s two rules for one die reading of this box and score. Both hold for
+    any lower score too, so a detection's centre score (the best it can reach) decides before
+    the face model reads it."""
+    if any(_inside(box, t["box"]) and t["score"] > score for t in tiles):
+        return True
+    return tile_side is not None and max(box[2] - box[0], box[3] - box[1]) < DIE_TILE_SHARE * tile_side
 
 
 def _is_grey(image: np.ndarray) -> bool:
@@ -392,6 +418,11 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         "loose": [sq.stack_at(i).to_json() for i in loose],
         "live_tiles": live,
     }
+    longest = longest_wall(walls)
+    if longest is not None and longest > sq.n + LONGER_WALL:
+        walls_json["stacks_seen"] = round(longest)
+        walls_json["note"] = (f"a wall looks {round(longest)} stacks long, but the variant {variant.name} builds "
+                              f"{sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
 
     # dice: inside the walls (R18), read on a finer top-down view of the square
     view, M = dice_view(image, cal, layout)

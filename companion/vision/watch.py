@@ -205,6 +205,12 @@ class TableWatcher(Worker):
             return
         self._check_break(obs, state)
         hand = (state.game, state.hand)
+        seen = (obs.get("walls") or {}).get("stacks_seen")
+        if seen is not None:  # walls built for another variant: every stack number would be off
+            n = state.variant.stacks_per_wall
+            self._warn_once(("walls", state.game, seen), "walls_longer",
+                            f"The walls look {seen} stacks long, but {state.variant.title} builds {n}: "
+                            "is this the right variant?", observed=seen, expected=n, variant=state.variant.title)
         marker = obs.get("east_marker")
         if marker is not None and marker != "E":  # R11: the marker stands in front of East
             self._warn_once(("marker", hand, marker), "wrong_marker",

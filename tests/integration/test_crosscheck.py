@@ -108,7 +108,25 @@ def test_a_right_break_is_recorded_without_a_warning(table, watcher):
     image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
     still_frames(watcher, image)
     assert table.state.break_check()["ok"] is True
-    assert not [m for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_break"]
+    assert not [m for m in watcher.heard if m.topic == "warning" and m.data["code"] in ("wrong_break", "walls_longer")]
+
+
+def test_walls_built_longer_than_the_games_variant_warn_once(tmp_path, table, watcher):
+    """A table that plays with 19 stacks a side (jokers) while the game was started as classical
+    (18): every stack number would be off, so the phones are asked whether the variant is right."""
+    from companion.vision.render.scenes import scene_variant
+
+    store = EventStore(tmp_path / "nineteen.sqlite3")
+    other = Table(store, Hub())
+    other.start_game(scene_variant("classical-19"), ["Ann", "Bob", "Cat", "Dan"])
+    image, _ = render(scene_for_state(other.state, watcher.settings, dice_shown=[]))  # four whole walls
+    store.close()
+    obs = still_frames(watcher, image)
+    assert obs["walls"]["stacks_seen"] == 19 and "is the variant right?" in obs["walls"]["note"]
+    still_frames(watcher, image, start=10.0)
+    said = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "walls_longer"]
+    assert len(said) == 1
+    assert (said[0]["observed"], said[0]["expected"], said[0]["variant"]) == (19, 18, "Classical Chinese")
 
 
 def test_a_cocked_die_asks_for_a_rethrow_and_waits(table, watcher):

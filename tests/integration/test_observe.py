@@ -1,6 +1,7 @@
 """`companion observe` as a user runs it: several images, JSON, a corrupt file, a plain photo."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -45,6 +46,35 @@ def test_observe_prints_a_summary(tmp_path):
     r = run(str(path), "--variant", "riichi")
     assert r.returncode == 0, r.stderr
     assert "calibrated" in r.stdout and "break: not broken" in r.stdout and "17 stacks standing" in r.stdout
+    assert re.search(r"East marker: (dealer button|wind box) at \w+'s seat \(pixel \d+, \d+\); "
+                     r"wind disc: shows South \(pixel \d+, \d+\)", r.stdout)
+    assert "walls:" not in r.stdout  # the walls are as long as the variant builds them
+
+
+def test_observe_says_when_the_walls_are_longer_than_the_variant_builds(tmp_path):
+    """19 stacks a side (a set with jokers) read as classical (18): the stack numbers would be off."""
+    image, _ = render(random_scene(1, "easy", stage="built", variant_name="classical-19"))
+    path = tmp_path / "t.png"
+    cv2.imwrite(str(path), image)
+    r = run(str(path), "--variant", "classical")
+    assert r.returncode == 0, r.stderr
+    assert ("walls: a wall looks 19 stacks long, but the variant classical builds 18: is the variant right?"
+            in r.stdout)
+    obs = json.loads(run(str(path), "--variant", "classical", "--json").stdout)[0]
+    assert obs["walls"]["stacks_seen"] == 19
+
+
+def test_the_summary_names_half_stacks_and_where_the_marker_and_disc_are():
+    from companion.cli.observe_cmd import _summary
+
+    seat = {"side": "bottom", "standing": [1, 2, 3], "count": 3, "gaps": [[4, 18]], "splits": [], "half": [3]}
+    obs = {"image": "t.png", "ms": 12.0, "calibrated": True, "dice": [], "tiles": [],
+           "walls": {"seats": {"E": seat}, "break": ["E", 4], "loose": [], "live_tiles": 5},
+           "east_marker": "S", "east_marker_at": {"side": "right", "kind": "button", "px": [640.4, 610.0]},
+           "wind_shown": None}
+    text = _summary(obs)
+    assert "East  wall (bottom): 3 stacks standing; gaps: 4-18; half stacks: 3" in text
+    assert "East marker: dealer button at South's seat (pixel 640, 610); wind disc: not seen" in text
 
 
 def test_observe_names_the_face_up_tiles_in_its_summary(tmp_path):
