@@ -17,6 +17,10 @@ import msgspec
 from companion.rules.seats import Wind
 from companion.rules.variant import Variant
 
+#: bound on a hand's value, fu and hand scores as players enter them (web API, `replay`): far
+#: above any real hand, far below overflow
+SCORE_LIMIT = 1_000_000
+
 #: where dice came from: the dice box over serial, a phone, the camera, the simulator, typed in
 DiceSource = Literal["serial", "phone", "camera", "sim", "manual"]
 
@@ -63,6 +67,14 @@ class WallBroken(Event, tag="wall_broken"):
     source: str = "manual"
 
 
+class AlsoWon(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """Another player who won on the same discard (seed 002; `claims.several_winners`)."""
+
+    winner: int
+    value: int | None = None
+    fu: int | None = None
+
+
 class HandWon(Event, tag="hand_won"):
     winner: int
     #: the player who discarded the winning tile; None when self-drawn
@@ -74,6 +86,8 @@ class HandWon(Event, tag="hand_won"):
     hand_scores: dict[int, int] = msgspec.field(default_factory=dict)
     #: riichi: players who declared riichi this hand
     riichi: list[int] = msgspec.field(default_factory=list)
+    #: the others who won on the same discard, where the variant lets several win (seed 002)
+    also: list[AlsoWon] = msgspec.field(default_factory=list)
 
 
 class HandDrawn(Event, tag="hand_drawn"):

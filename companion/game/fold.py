@@ -142,7 +142,8 @@ class GameState:
             "variant": {"name": self.variant.name, "title": self.variant.title, "terms": self.variant.terms,
                         "stacks_per_wall": self.variant.stacks_per_wall, "count_from": self.variant.break_.count_from,
                         "seating": self.variant.seating.direction, "counter": self.variant.rotation.counter,
-                        "scoring": type(self.variant.settlement).__struct_config__.tag},
+                        "scoring": type(self.variant.settlement).__struct_config__.tag,
+                        "several_winners": self.variant.claims.several_winners},
             "players": list(self.players),
             "east": self.east,
             "dealer": self.dealer,
@@ -350,19 +351,28 @@ def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winn
     scores = ev.hand_scores if isinstance(ev, HandWon) else {}
     for p in scores:
         _check_player(state, p, "hand score")
-    result = HandResult(
-        winner=winner,
-        discarder=discarder,
-        value=ev.value if isinstance(ev, HandWon) else None,
-        fu=ev.fu if isinstance(ev, HandWon) else None,
-        hand_scores=dict(scores),
-        riichi=tuple(ev.riichi),
-        ready=ready,
-    )
+    also = list(ev.also) if isinstance(ev, HandWon) else []
+    _check_also(state, winner, discarder, also)
+    wins = [(winner, ev.value, ev.fu)] if isinstance(ev, HandWon) else [(None, None, None)]
+    wins += [(a.winner, a.value, a.fu) for a in also]
+    if also:  # several winners: the one next in turn after the discarder comes first (players sit
+        # in index order round the table), and takes the sticks on the table and the counter's bonus
+        wins.sort(key=lambda w: (w[0] - discarder) % 4)
+    winners = [w for w, _, _ in wins]
     before = state.rotation
-    payment = settle(state.variant.settlement, result, dealer=before.dealer, counter=before.counter, pot=state.pot)
-    state.scores = [s + d for s, d in zip(state.scores, payment.deltas)]
-    state.pot = payment.pot
+    deltas, pot = [0, 0, 0, 0], state.pot
+    for i, (who, value, fu) in enumerate(wins):  # each settled as if alone; the other winners
+        # neither pay for it nor are paid; riichi sticks and the losers' own settling count once
+        result = HandResult(winner=who, discarder=discarder, value=value, fu=fu,
+                            hand_scores=dict(scores) if i == 0 else {}, riichi=tuple(ev.riichi) if i == 0 else (),
+                            ready=ready, also_won=tuple(w for w in winners if w != who))
+        payment = settle(state.variant.settlement, result, dealer=before.dealer,
+                         counter=before.counter if i == 0 else 0, pot=pot if i == 0 else 0)
+        deltas = [d + e for d, e in zip(deltas, payment.deltas)]
+        if i == 0:
+            pot = payment.pot
+    state.scores = [s + d for s, d in zip(state.scores, deltas)]
+    state.pot = pot
     names = state.players
     state.history.append({
         "event": event_id,
@@ -373,16 +383,38 @@ def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winn
         "result": "win" if winner is not None else "draw",
         "winner": names[winner] if winner is not None else None,
         "from": names[discarder] if discarder is not None else None,
-        "value": result.value,
-        "fu": result.fu,
+        "value": ev.value if isinstance(ev, HandWon) else None,
+        "fu": ev.fu if isinstance(ev, HandWon) else None,
         "dice": [list(t) for t in state.throws],
         "break": _break_position(state),
-        "deltas": {names[i]: d for i, d in enumerate(payment.deltas)},
+        "deltas": {names[i]: d for i, d in enumerate(deltas)},
+        **({"also": [{"winner": names[a.winner], "value": a.value, "fu": a.fu} for a in also]} if also else {}),
     })
-    state.rotation = rot.after_hand(state.variant, before, winner=winner, dealer_ready=before.dealer in ready)
+    # several winners: East keeps the seat when East is one of them (as for a win of East's own)
+    keeps = winner if before.dealer not in winners else before.dealer
+    state.rotation = rot.after_hand(state.variant, before, winner=keeps, dealer_ready=before.dealer in ready)
     # a new hand: new wall, new dice (unassigned rolls stay until a player deals with them)
     state.throws, state.throw_events, state.throw_sources, state.pending = [], [], [], None
     state._brk, state.observed_break = None, None
+
+
+def _check_also(state: GameState, winner: int | None, discarder: int | None, also: list) -> None:
+    """Others who won on the same discard: only where the variant lets several win (seed 002),
+    on a discard, each player once and none of them the discarder."""
+    if not also:
+        return
+    if not state.variant.claims.several_winners:
+        raise GameRuleError(N_("only one player can win on a discard under these rules"))
+    if discarder is None:
+        raise GameRuleError(N_("several winners are possible only on a discard, not on a self-drawn tile"))
+    seen = {winner}
+    for a in also:
+        _check_player(state, a.winner, "also won")
+        if a.winner == discarder:
+            raise GameRuleError(N_("a player cannot win on their own discard; leave 'from' empty for self-drawn"))
+        if a.winner in seen:
+            raise GameRuleError(N_("%(player)s is named twice among the winners"), player=state.players[a.winner])
+        seen.add(a.winner)
 
 
 def _break_position(state: GameState) -> list | None:

@@ -4,6 +4,8 @@
     win C from B 24          C wins on B's discard; hand value 24
     win A 32 B=8 C=4 D=0     classical: the losers' own hand scores, for settling among themselves
     win B from A 3han30fu riichi=B,C     riichi: han and fu (or mangan, haneman, baiman, sanbaiman, yakuman)
+    win C from B 24 also=D:16            D won on the same discard too, value 16 (seed 002: where
+                                         the variant lets several win; `also=D:16,A:8` for two more)
     draw                     a hand with no mahjong
     draw ready=A,C riichi=A  riichi: who was tenpai, who declared riichi
     dice 3,4                 a throw of the dice (R17, R19); `dice 3,0 cocked=2` a cocked second die (R18)
@@ -19,7 +21,7 @@ import re
 from typing import Callable
 
 from companion.errors import CompanionError
-from companion.game.events import DiceThrown, Event, HandDrawn, HandWon, Undone
+from companion.game.events import AlsoWon, DiceThrown, Event, HandDrawn, HandWon, Undone
 
 LIMITS = {"mangan": 5, "haneman": 6, "baiman": 8, "sanbaiman": 11, "yakuman": 13}
 _HAN_FU = re.compile(r"^(?P<han>\d+)han(?:(?P<fu>\d+)fu)?$", re.I)
@@ -54,6 +56,13 @@ def parse_dice(token: str) -> list[int]:
     if not all(re.fullmatch(r"\d", p) for p in parts):
         raise NotationError(f"{token!r} is not a throw of dice (write it like 3,4)")
     return [int(p) for p in parts]
+
+
+def _also_won(item: str, player: Callable[[str], int]) -> AlsoWon:
+    """'D:16' or 'D:3han30fu' or 'D' → another winner on the same discard."""
+    name, _, value = item.partition(":")
+    v, fu = parse_value(value) if value else (None, None)
+    return AlsoWon(winner=player(name), value=v, fu=fu)
 
 
 def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | None:
@@ -91,6 +100,7 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
         if plain:
             raise NotationError(f"unexpected {' '.join(plain)!r}")
         riichi = players_in("riichi")
+        also = [_also_won(item, player) for item in options.pop("also", "").split(",") if item]
         scores = {}
         for name, v in options.items():
             try:
@@ -100,7 +110,8 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
             if who in scores:
                 raise NotationError(f"{name}={v}: that player's hand score is given twice")
             scores[who] = score
-        return HandWon(winner=winner, discarder=discarder, value=value, fu=fu, hand_scores=scores, riichi=riichi)
+        return HandWon(winner=winner, discarder=discarder, value=value, fu=fu, hand_scores=scores, riichi=riichi,
+                       also=also)
     if verb == "draw":
         ready, riichi = players_in("ready"), players_in("riichi")
         if plain or options:

@@ -30,6 +30,12 @@ class HandResult:
     hand_scores: dict[int, int] = field(default_factory=dict)  # classical: the losers' own hand scores
     riichi: tuple[int, ...] = ()  # riichi: players who declared riichi this hand
     ready: tuple[int, ...] = ()  # riichi: players tenpai at an exhaustive draw
+    #: the others who won on the same discard (seed 002): they neither pay for this win nor are paid
+    also_won: tuple[int, ...] = ()
+
+    def pays(self, p: int) -> bool:
+        """Whether player `p` is one of those who pay for this win."""
+        return p != self.winner and p not in self.also_won
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ def _classical(spec: ClassicalSettlement, r: HandResult, dealer: int, deltas: li
 
     won = scored(r.value) * (spec.self_drawn_factor if r.discarder is None else 1)
     factor = lambda a, b: spec.east_factor if dealer in (a, b) else 1  # noqa: E731 - East pays and receives double
-    losers = [p for p in range(4) if p != r.winner]
+    losers = [p for p in range(4) if r.pays(p)]
     for p in losers:
         _pay(deltas, p, r.winner, won * factor(p, r.winner))
     if spec.losers_settle:  # the losers pay each other the difference of their hand scores
@@ -88,7 +94,7 @@ def _mcr(spec: McrSettlement, r: HandResult, deltas: list[int]) -> None:
     if r.value < spec.min_fan:
         raise GameRuleError(N_("an MCR win needs at least %(min)s fan, not %(value)s"), min=spec.min_fan, value=r.value)
     for p in range(4):
-        if p == r.winner:
+        if not r.pays(p):
             continue
         # MCR's own payments (seed 004 says only that the winner "is paid by his/her opponents"):
         # self-drawn, all pay base + fan; else the discarder pays base + fan, the others base
@@ -103,7 +109,7 @@ def _hongkong(spec: HongKongSettlement, r: HandResult, dealer: int, deltas: list
                             value=r.value)
     base = spec.faan_points[min(r.value, len(spec.faan_points) - 1)]
     factor = lambda p: spec.east_factor if dealer in (p, r.winner) else 1  # noqa: E731
-    others = [p for p in range(4) if p != r.winner]
+    others = [p for p in range(4) if r.pays(p)]
     if r.discarder is None:  # self-drawn: everyone pays double
         for p in others:
             _pay(deltas, p, r.winner, 2 * base * factor(p))

@@ -154,6 +154,15 @@ class DealSpec(_Spec):
                 raise ValueError(f"final_picks must use each of the tiles 1..{sum(self.final)} once")
 
 
+class ClaimsSpec(_Spec):
+    """Claims on a discard."""
+
+    #: seed 002: "Il est possible pour plusieurs joueurs de gagner avec le même écart" (several
+    #: players may win on one discard); the numbered classical rules and seed 003 give the tile to
+    #: one of them (the higher-valued hand, else the next in turn), as do MCR and common riichi
+    several_winners: bool = False
+
+
 class RotationSpec(_Spec):
     """Who is East next (R11)."""
 
@@ -247,6 +256,7 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     dead_wall: DeadWallSpec = msgspec.field(default_factory=DeadWallSpec)
     replacement: ReplacementSpec = msgspec.field(default_factory=ReplacementSpec)
     deal: DealSpec = msgspec.field(default_factory=DealSpec)
+    claims: ClaimsSpec = msgspec.field(default_factory=ClaimsSpec)
     rotation: RotationSpec = msgspec.field(default_factory=RotationSpec)
     rounds: RoundsSpec = msgspec.field(default_factory=RoundsSpec)
     settlement: Settlement = msgspec.field(default_factory=ClassicalSettlement)

@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, jsonify, request, send_from_directory,
 from flask_babel import gettext as _
 
 from companion.errors import CompanionError, GameRuleError, NothingToUndo
-from companion.game.events import Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
+from companion.game.events import AlsoWon, Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
@@ -127,6 +127,7 @@ def hand_event(body: HandBody, *, before: int | None = None) -> HandWon | HandDr
         value=body.value, fu=body.fu,
         hand_scores=hand_scores(body.hand_scores, before=before),
         riichi=players(body.riichi, "riichi"),
+        also=[AlsoWon(winner=one(a.winner, "also"), value=a.value, fu=a.fu) for a in body.also],
     )
 
 

@@ -17,6 +17,7 @@ from flask import request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 
+from companion.game.events import SCORE_LIMIT
 from companion.validation import choices, split
 from companion.web.errors import WebError
 
@@ -25,8 +26,6 @@ PlayerRef = int | str
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 _KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
-#: bound on a hand's value, fu and hand scores: far above any real hand, far below overflow
-SCORE_LIMIT = 1_000_000
 
 
 #: the bodies' fields as a phone's forms call them (a field not here is named as it is sent)
@@ -37,6 +36,7 @@ FIELD_LABELS = {
     "faces": lazy_gettext("dice"), "cocked": lazy_gettext("cocked dice"), "player": lazy_gettext("player"),
     "seat": lazy_gettext("seat"), "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
     "target": lazy_gettext("event to undo"), "variant": lazy_gettext("variant"), "players": lazy_gettext("players"),
+    "also": lazy_gettext("also won on this discard"),
 }
 #: msgspec's JSON type names in a player's words
 _KINDS = {"int": lazy_gettext("a whole number"), "float": lazy_gettext("a number"), "str": lazy_gettext("text"),
@@ -100,6 +100,14 @@ class SeatBody(Body):
     name: str | None = None
 
 
+class AlsoBody(Body):
+    """Another player who won on the same discard (where the variant lets several win, seed 002)."""
+
+    winner: PlayerRef
+    value: int | None = None
+    fu: int | None = None
+
+
 class HandBody(Body):
     """A hand's result: "win" (winner, optional discarder = "from", value …) or "draw"."""
 
@@ -112,13 +120,16 @@ class HandBody(Body):
     hand_scores: dict[str, int] = msgspec.field(default_factory=dict)
     riichi: list[PlayerRef] = msgspec.field(default_factory=list)
     ready: list[PlayerRef] = msgspec.field(default_factory=list)
+    also: list[AlsoBody] = msgspec.field(default_factory=list)
 
     def check(self) -> None:
         if self.result == "win" and self.winner is None:
             raise BodyError(_("%(field)s: a win needs a winner", field=field_label("winner")))
-        if self.result == "draw" and (self.winner is not None or self.from_ is not None):
+        if self.result == "draw" and (self.winner is not None or self.from_ is not None or self.also):
             raise BodyError(_("%(field)s: a draw has no winner", field=field_label("winner")))
-        for name, v in (("value", self.value), ("fu", self.fu)):
+        values = [("value", self.value), ("fu", self.fu)]
+        values += [("also", v) for a in self.also for v in (a.value, a.fu)]
+        for name, v in values:
             if v is not None and not -SCORE_LIMIT <= v <= SCORE_LIMIT:
                 raise BodyError(_("%(field)s: must be between %(low)s and %(high)s", field=field_label(name),
                                   low=-SCORE_LIMIT, high=SCORE_LIMIT))

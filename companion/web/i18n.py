@@ -95,6 +95,9 @@ def client_strings() -> dict[str, str]:
         "draw": _("Draw"),
         "won": _("%(winner)s won"),
         "won_from": _("%(winner)s won from %(from)s"),
+        # variants where several may win on one discard (seed 002)
+        "also_won": _("Also won on this discard"),
+        "also_value": _("%(value)s of %(player)s"),
         "drawn": _("Hand drawn"),
         "undone": _("Undone"),
         "corrected": _("Corrected"),

@@ -196,6 +196,35 @@ def test_a_riichi_win_is_recorded_and_corrected_with_han_fu_and_riichi_declarati
     assert (fixed.value, fixed.fu, sorted(fixed.riichi)) == (2, 40, [0, 1])
 
 
+def test_several_winners_on_one_discard_are_recorded_from_a_phone(live, browsers):
+    """Seed 002: several may win on one discard. Under such house rules the recorder offers the
+    others, each with a value; the discarder can then be none of them, and no one self-drew."""
+    import msgspec
+
+    from companion.rules.variant import ClaimsSpec, load_variant
+
+    services, base = live
+    general = msgspec.structs.replace(load_variant("classical"), name="general", title="General",
+                                      claims=ClaimsSpec(several_winners=True))
+    services.table.start_game(general, ["Ann", "Bob", "Cat", "Dan"])
+    phone = browsers()
+    join(phone, base, seat=0)
+    wait_live(phone)
+    css(phone, 'button[data-winner="1"]').click()
+    css(phone, "#hand-value").send_keys("16")
+    css(phone, 'fieldset.also input[name="also"][value="2"]').click()
+    wait(phone).until(lambda d: d.find_elements(By.NAME, "also-value-2"))
+    css(phone, 'input[name="also-value-2"]').send_keys("8")
+    assert not phone.find_elements(By.CSS_SELECTOR, 'button[data-from="self"]')
+    assert not phone.find_elements(By.CSS_SELECTOR, 'button[data-from="2"]')  # a winner discarded nothing
+    assert css(phone, "#hand-value").get_attribute("value") == "16"  # ticking kept what was typed
+    css(phone, 'button[data-from="0"]').click()
+    wait(phone).until(EC.text_to_be_present_in_element((By.ID, "toast"), "Bob, Cat won from Ann"))
+    won = services.table.records()[-1].event
+    assert (won.winner, won.discarder, won.value) == (1, 0, 16) and [(a.winner, a.value) for a in won.also] == [(2, 8)]
+    assert services.table.state.scores == [-48, 48, 24, -24]
+
+
 def test_a_correction_being_typed_survives_another_phones_event(live, browsers):
     services, base = live
     ann = browsers()

@@ -742,3 +742,35 @@ def test_a_refused_undo_names_the_event_in_the_phones_language(app):
     assert r.status_code == 409
     assert r.json["error"]["message"] == (f"událost {won['id']} už byla vrácena zpět; "
                                           "chcete-li ji opravit, vraťte nejdřív to vrácení")
+
+
+def test_several_winners_on_one_discard_are_recorded_where_the_house_rules_allow(app, tmp_path):
+    """Seed 002: several players may win on one discard; a club's house rules say so."""
+    (tmp_path / "variants").mkdir(exist_ok=True)
+    (tmp_path / "variants" / "general.toml").write_text(
+        'extends = "classical"\nname = "general"\ntitle = "General rules"\n[claims]\nseveral_winners = true\n')
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    assert host.post("/api/games", {"variant": "general", "players": ["Ann", "Bob", "Cyd", "Dan"]}).status_code == 201
+    assert host.get("/api/state").json["variant"]["several_winners"] is True
+    r = host.post("/api/hands", {"result": "win", "winner": "Bob", "from": "Ann", "value": 16,
+                                 "also": [{"winner": "Cyd", "value": 8}]})
+    assert r.status_code == 201, r.json
+    assert r.json["record"]["also"] == [{"winner": 2, "value": 8}]
+    assert host.get("/api/state").json["scores"] == {"Ann": -48, "Bob": 48, "Cyd": 24, "Dan": -24}
+    # self-drawn cannot have company, and the refusal changes nothing
+    r = host.post("/api/hands", {"result": "win", "winner": "E", "value": 8, "also": [{"winner": "S", "value": 8}]})
+    assert r.status_code in (400, 409) and "only on a discard" in r.json["error"]["message"]
+    r = host.post("/api/hands", {"result": "win", "winner": 0, "from": 1, "also": [{"winner": 2, "value": 10**7}]})
+    assert r.status_code == 400 and "must be between" in r.json["error"]["message"]
+    assert len(host.get("/api/state").json["history"]) == 1
+
+
+def test_several_winners_are_refused_under_rules_that_give_the_tile_to_one(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    host.post("/api/games", {"variant": "classical", "players": ["Ann", "Bob", "Cyd", "Dan"]})
+    assert host.get("/api/state").json["variant"]["several_winners"] is False
+    r = host.post("/api/hands", {"result": "win", "winner": 1, "from": 0, "value": 8, "also": [{"winner": 2}]})
+    assert r.status_code in (400, 409) and r.json["error"]["message"] == \
+        "only one player can win on a discard under these rules"

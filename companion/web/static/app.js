@@ -145,10 +145,13 @@
     if (!ev || !state) return null;
     const name = (i) => (i === null || i === undefined ? "" : state.players[i]);
     switch (ev.type) {
-      case "hand_won":
+      case "hand_won": {
+        // several winners on one discard (seed 002): "Bob, Cat won from Ann"
+        const winners = [ev.winner, ...(ev.also || []).map((a) => a.winner)].map(name).join(", ");
         return ev.discarder === undefined || ev.discarder === null
-          ? fmt(S.won, { winner: name(ev.winner) }) + ` (${S.self_drawn})`
-          : fmt(S.won_from, { winner: name(ev.winner), from: name(ev.discarder) });
+          ? fmt(S.won, { winner: winners }) + ` (${S.self_drawn})`
+          : fmt(S.won_from, { winner: winners, from: name(ev.discarder) });
+      }
       case "hand_drawn": return S.drawn;
       case "dice": return fmt(S.dice_event, { faces: ev.faces.join(" + ") });
       case "undo": return S.undone;
@@ -244,6 +247,8 @@
   let typedFu = "";
   const readyTicked = new Set();
   const riichiTicked = new Set();
+  // others who won on the same discard (variants that let several win, seed 002): player → typed value
+  const alsoTicked = new Map();
   let shownStep = null;
   let drawnAt = -Infinity;
   // a tap on "who won" this soon after a result was sent is the second tap of a double tap on the
@@ -251,7 +256,7 @@
   const DOUBLE_TAP_MS = 400;
   function pick(winner) {
     if (performance.now() - drawnAt < DOUBLE_TAP_MS) return;
-    pickedWinner = winner; typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear();
+    pickedWinner = winner; typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
     renderRecorder();
   }
   function startOver() { pickedWinner = null; renderRecorder(); }
@@ -263,6 +268,23 @@
         checked: ticked(i), onchange: set && ((e) => (e.target.checked ? set.add(i) : set.delete(i))) }), " " + player)));
   }
   const ticks = (name, set, legend) => playerBoxes(name, legend, (i) => set.has(i), set);
+  // who else won on this discard, each with their own value (and fu in riichi scoring)
+  function alsoBoxes(winner, riichi) {
+    return el("fieldset", { class: "also" }, el("legend", { text: S.also_won }),
+      ...state.players.map((player, i) => {
+        if (i === winner) return null;
+        const typed = alsoTicked.get(i);
+        return el("p", {}, el("label", {}, el("input", { type: "checkbox", name: "also", value: i, checked: Boolean(typed),
+          onchange: (e) => { if (e.target.checked) alsoTicked.set(i, { value: "", fu: "" }); else alsoTicked.delete(i); renderRecorder(); } }),
+          " " + player),
+          typed ? el("input", { type: "number", inputmode: "numeric", min: "0", max: "1000000", name: `also-value-${i}`,
+            "aria-label": fmt(S.also_value, { player, value: riichi ? S.han : S.value }), value: typed.value || null,
+            oninput: (e) => { typed.value = e.target.value; } }) : null,
+          typed && riichi ? el("input", { type: "number", inputmode: "numeric", min: "0", max: "200", name: `also-fu-${i}`,
+            "aria-label": fmt(S.also_value, { player, value: S.fu }), value: typed.fu || null,
+            oninput: (e) => { typed.fu = e.target.value; } }) : null);
+      }));
+  }
   function numberInput(id, label, value, oninput, max) {
     return el("p", { class: "value" }, el("label", { for: id, text: label + " " }),
       el("input", { id, type: "number", inputmode: "numeric", min: "0", max, name: id, value: value || null,
@@ -273,7 +295,7 @@
     if (!box || !canWrite) return;
     const steps = $("#recorder-steps", box);
     if (!steps) return;
-    const step = JSON.stringify([pickedWinner, state.game, state.game_over, state.players, state.seat_winds]);
+    const step = JSON.stringify([pickedWinner, state.game, state.game_over, state.players, state.seat_winds, [...alsoTicked.keys()]]);
     if (step === shownStep && steps.childElementCount) return;  // the same step is open: leave it as it is
     shownStep = step;
     const focusInside = box.contains(document.activeElement);
@@ -299,16 +321,22 @@
           el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: startOver })));
     } else {
       const winner = pickedWinner;
+      const several = Boolean(state.variant.several_winners);
+      const also = () => [...alsoTicked].map(([i, typed]) => ({ winner: i, value: readNumber(typed.value),
+        ...(riichi ? { fu: readNumber(typed.fu) } : {}) }));
       const win = (from) => record({ result: "win", winner, from, value: readNumber(typedValue),
-        ...(riichi ? { fu: readNumber(typedFu), riichi: sorted(riichiTicked) } : {}) });
+        ...(riichi ? { fu: readNumber(typedFu), riichi: sorted(riichiTicked) } : {}),
+        ...(alsoTicked.size ? { also: also() } : {}) });
       steps.replaceChildren(
         el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
         numberInput("hand-value", riichi ? S.han : S.value, typedValue, (v) => { typedValue = v; }, "1000000"),
         riichi ? numberInput("hand-fu", S.fu, typedFu, (v) => { typedFu = v; }, "200") : null,
         riichi ? ticks("riichi", riichiTicked, S.riichi_declared) : null,
+        several ? alsoBoxes(winner, riichi) : null,
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
-          el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn, onclick: () => win(null) }),
-          ...state.players.map((_, i) => (i === winner ? null : el("button", { type: "button", class: "choice", "data-from": i,
+          // several winners won on a discard: not self-drawn, and none of them discarded it
+          alsoTicked.size ? null : el("button", { type: "button", class: "choice", "data-from": "self", text: S.self_drawn, onclick: () => win(null) }),
+          ...state.players.map((_, i) => (i === winner || alsoTicked.has(i) ? null : el("button", { type: "button", class: "choice", "data-from": i,
             text: seatLabel(i), onclick: () => win(i) }))),
           el("button", { type: "button", class: "choice secondary", text: S.cancel, onclick: startOver })));
     }
@@ -322,7 +350,7 @@
     drawnAt = performance.now();
     renderRecorder();
     post("/api/hands", result).then((answer) => {
-      typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear();
+      typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
       toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
     }).catch(() => {
       // refused (the reason shows at the top): back to the step, with what was typed, to mend it
@@ -449,9 +477,13 @@
       const f = new FormData(form);
       const winner = f.get("winner");
       const players = (name) => f.getAll(name).map(Number);
+      const from = readNumber(f.get("from"));
+      // the others who won on the same discard stay, unless the corrected result leaves no room for them
+      const also = (ev.also || []).filter((a) => from !== null && a.winner !== Number(winner) && a.winner !== from);
       const data = winner === "draw" ? { result: "draw", ready: players("ready"), riichi: players("riichi") } : {
-        result: "win", winner: Number(winner), from: readNumber(f.get("from")),
-        value: readNumber(f.get("value")), ...(riichi ? { fu: readNumber(f.get("fu")), riichi: players("riichi") } : {}) };
+        result: "win", winner: Number(winner), from,
+        value: readNumber(f.get("value")), ...(riichi ? { fu: readNumber(f.get("fu")), riichi: players("riichi") } : {}),
+        ...(also.length ? { also } : {}) };
       post(`/api/events/${id}/correct`, data).then(() => closeCorrection(form)).catch(() => null);
     });
     li.append(form);
