@@ -17,7 +17,8 @@ from companion.cli.common import config_options, settings_from
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Where to save the taught set (default: tiles/taught_set.npz in the data folder, where "
                    "the companion finds it).")
-@click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None)
+@click.option("--models", "model_folder", type=click.Path(file_okay=False), default=None,
+              help="Folder with tile_detector.onnx and tile_classifier.onnx (default: the shipped ones).")
 @config_options
 def teach(photos, sheet, forget, out, model_folder, config_file, data_dir):
     """Teach the recogniser your tiles from photos of the layout: one of each tile, face up,
@@ -58,12 +59,16 @@ def teach(photos, sheet, forget, out, model_folder, config_file, data_dir):
         return
     if not photos:
         raise click.UsageError("give one or more layout photos (or --sheet FILE / --forget)")
+    # refused before the photos are read; the default folder in the data folder is made on saving
+    if out is not None and not Path(out).parent.is_dir():
+        raise click.ClickException(f"cannot save the taught set: folder {Path(out).parent} does not exist")
     from companion.vision.tiles.recognizer import TileRecognizer, read_image
     from companion.vision.tiles.teach import teach as fit
 
     try:
         rec = TileRecognizer(model_folder)
-        taught = fit(rec, [read_image(p) for p in photos])
+        # read_image's errors name the photo, and so do teach's for a photo without the layout
+        taught = fit(rec, [read_image(p) for p in photos], names=list(photos))
         path = taught.save(out)
     except CompanionError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -162,10 +162,31 @@ def describe(p: Plan) -> str:
         lines.append(f"  good heights for this camera and table: {p.min_height_cm:.0f} to {p.max_height_cm:.0f} cm")
     else:
         lines.append(f"  no height works at {p.frame[0]}x{p.frame[1]}: the table needs {p.min_height_cm:.0f} cm, "
-                     f"the tiles at most {p.max_height_cm:.0f} cm; use a larger frame (camera.width/height) "
-                     "or a narrower lens")
-    lines.append("  verdict: " + ("enough for the vision models" if p.ok else "NOT enough: see above"))
+                     f"the tiles at most {p.max_height_cm:.0f} cm; use a larger frame (camera.width/height): "
+                     "another lens moves both heights alike")
+    lines.append("  verdict: " + verdict(p))
     return "\n".join(lines)
+
+
+def _heights(p: Plan) -> str:
+    lo, hi = f"{p.min_height_cm:.0f}", f"{p.max_height_cm:.0f}"
+    return f"{lo} cm" if lo == hi else f"between {lo} and {hi} cm"
+
+
+def verdict(p: Plan) -> str:
+    """The plan in one sentence: does it work, and if not, what to change."""
+    h, frame = f"{p.height_cm:g} cm", f"{p.frame[0]}x{p.frame[1]}"
+    if p.ok:
+        return f"this works: from {h} the camera sees the whole table and enough detail to read the tiles and dice"
+    if p.min_height_cm > p.max_height_cm:
+        return (f"this camera cannot do it at {frame}: the table needs it at {p.min_height_cm:.0f} cm or higher, "
+                f"the tiles and dice at {p.max_height_cm:.0f} cm or lower; analyse a larger frame "
+                "(camera.width/height)")
+    if not p.fits_with_margin:
+        seen = "the table only just fits in the picture" if p.fits else "the camera does not see the whole table"
+        return f"this does not work yet: at {h} {seen}; raise the camera to {_heights(p)}, or use a wider lens"
+    return (f"this does not work yet: at {h} the camera is too high to make out the tiles and dice; lower it to "
+            f"{_heights(p)}, or analyse a larger frame (camera.width/height)")
 
 
 def side_view_svg(p: Plan) -> str:

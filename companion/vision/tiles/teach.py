@@ -290,14 +290,23 @@ def taught_threshold(scores: np.ndarray, shipped: float) -> float:
     return float(np.clip(TAUGHT_SCORE_SHARE * np.median(scores), TAUGHT_THRESHOLD_FLOOR, shipped))
 
 
-def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE) -> TaughtSet:
+def teach(recognizer, images: list[np.ndarray], seed: int = 0, views: int = VIEWS_PER_TILE,
+          names: list[str] | None = None) -> TaughtSet:
     """Fit a TaughtSet from layout photos (BGR images): detect, name by layout, fit, and keep
-    the detector that will read the set and a detection threshold for it."""
+    the detector that will read the set and a detection threshold for it. `names`: the photos'
+    names, for a refusal to say which photo does not show the layout."""
     saved_threshold, saved_taught = recognizer.threshold, recognizer.taught
     # the layout's structure is known, so look harder: extra boxes are merged or dropped by row
     recognizer.threshold, recognizer.taught = min(saved_threshold, LAYOUT_THRESHOLD), None
     try:
-        labelled = [read_layout(recognizer, img) for img in images]
+        labelled = []
+        for i, img in enumerate(images):
+            try:
+                labelled.append(read_layout(recognizer, img))
+            except TeachError as e:
+                if names is None:
+                    raise
+                raise TeachError(f"{names[i]}: {e}") from None
         familiar = familiar_share(recognizer, labelled)
         detector = "general" if familiar < FAMILIAR_SHARE and recognizer.has_general_detector else "shipped"
         if detector == "general":  # learn from the boxes that detector draws, where it makes the rows
