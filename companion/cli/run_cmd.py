@@ -57,6 +57,12 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
         overrides["camera"] = {"source": camera_spec}
     from companion.storage.lock import DataDirLock
 
+    # a signal while the services are built (the first second or two) must not raise
+    # KeyboardInterrupt in the middle of starting threads and claiming devices: it is noted, and
+    # the companion stops as soon as it has started, as it would a moment later
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     try:
         settings = load_settings(config_file, overrides=overrides)
         from companion.services import build_services
@@ -72,14 +78,12 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
     except OSError as e:
         raise fail(f"cannot start: {e}") from None
 
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
     click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
     from companion.web.terminal import join_banner
     click.echo(join_banner(web.app, f"http://{shown}:{web.port}"))
-    click.echo("Press Ctrl+C to stop.")
+    if not stop.is_set():
+        click.echo("Press Ctrl+C to stop.")
     try:
         while not stop.wait(0.5):
             pass

@@ -82,3 +82,39 @@ def test_run_refuses_a_bad_config_file_with_a_clear_message(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert "server" in r.stderr and "port must be between 1 and 65535" in r.stderr
+
+
+def test_a_signal_while_the_services_are_built_stops_the_companion_cleanly(tmp_path, monkeypatch):
+    """Ctrl+C in the first second (while devices are claimed and threads started) used to raise
+    KeyboardInterrupt in the middle of that ("Aborted!", exit 1, the lock and threads left to the
+    exit); now it is noted, and the companion stops as soon as it has started."""
+    import os
+
+    from click.testing import CliRunner
+
+    import companion.services as services_module
+    from companion.cli import main
+
+    built = []
+    real = services_module.build_services
+
+    def build_and_be_interrupted(settings):
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs here, between two bytecodes
+        built.append(real(settings))
+        return built[-1]
+
+    monkeypatch.setattr(services_module, "build_services", build_and_be_interrupted)
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        r = CliRunner().invoke(main, ["run", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path)])
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert r.exit_code == 0, r.output
+    assert "Stopping …" in r.output and "Stopped." in r.output and "Press Ctrl+C" not in r.output
+    assert len(built) == 1  # built whole, then stopped
+    from companion.storage.lock import DataDirLock
+
+    lock = DataDirLock(tmp_path)
+    lock.acquire()  # released: a companion may start again
+    lock.release()
