@@ -102,13 +102,17 @@ class EventStore:
         self._lock = threading.Lock()
 
     def _migrate(self) -> None:
+        self._db.execute("BEGIN")  # the version and the tables read from one snapshot: another
+        # process may be migrating this very file (it bumps the version with its tables)
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        foreign = version == 0 and self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
+        self._db.execute("COMMIT")
         known = _migrations()
         if version > known[-1][0]:  # its events may hold what this version cannot read back
             raise StorageError(f"the game log {self.path} is from a newer version of the companion "
                                f"(schema {version}; this one knows up to {known[-1][0]}): update the companion")
-        if version == 0 and self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+        if foreign:
             raise StorageError(f"{self.path} is not a game log: it has an events table of its own")
         for number, sql in known:
             if number > version:
@@ -117,6 +121,11 @@ class EventStore:
                 except sqlite3.Error:
                     if self._db.in_transaction:
                         self._db.execute("ROLLBACK")
+                    # two processes opening a new log at once (the companion and a `doctor`, say) both
+                    # saw the old version; the one that waited for the other's transaction finds its
+                    # migration done and goes on
+                    if self._db.execute("PRAGMA user_version").fetchone()[0] >= number:
+                        continue
                     raise
         try:  # a foreign file fails here
             self._db.execute("SELECT id, game, at, type, payload, key FROM events LIMIT 0")
