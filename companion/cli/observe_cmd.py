@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -63,7 +62,8 @@ def _disc(obs: dict) -> str:
 
 
 @click.command("observe")
-@click.argument("images", nargs=-1, required=True, type=click.Path(path_type=Path))  # each checked as it is read
+# each checked as it is read; a str, not a Path, so that it is named as typed ("./a.png"), as `recognize` does
+@click.argument("images", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per image.")
 @variant_option()
 @click.option("--first-east-side", type=click.Choice(["bottom", "right", "top", "left"]), default=None,
@@ -86,7 +86,7 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     from companion.vision.calibrate import manual
     from companion.vision.geometry import TileSize
     from companion.vision.scene import SceneSettings, analyse, tile_recognizer, warm_up
-    from companion.vision.tiles.recognizer import read_image
+    from companion.vision.tiles.recognizer import named, read_image
     from companion.vision.tiles.teach import use_data_dir
 
     use_data_dir(settings.data_path)  # the set `companion teach` taught, if any
@@ -107,11 +107,12 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
         if progress:
             click.echo(f"reading {i}/{len(images)}: {path}", err=True)
         try:
-            obs = analyse(read_image(path), scene, calibration=fixed, name=str(path))
+            obs = analyse(read_image(path), scene, calibration=fixed, name=path)
         except (CompanionError, ValueError) as e:
             failed += 1
-            click.echo(f"Error: {e}", err=True)
-            results.append({"image": str(path), "error": str(e)})
+            why = named(path, e)
+            click.echo(f"Error: {why}", err=True)
+            results.append({"image": path, "error": why})
             continue
         results.append(obs)
         if not as_json:

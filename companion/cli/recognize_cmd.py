@@ -36,7 +36,7 @@ def recognize(images, as_json, threshold, model_folder, tile_px, taught, config_
     own; the exit status is 1 if any image failed.
     """
     from companion.errors import CompanionError, ImageError
-    from companion.vision.tiles.recognizer import TileRecognizer
+    from companion.vision.tiles.recognizer import TileRecognizer, named
     from companion.vision.tiles.teach import load_or_shipped, use_data_dir
 
     try:
@@ -54,7 +54,7 @@ def recognize(images, as_json, threshold, model_folder, tile_px, taught, config_
             results.append({"image": path, "ms": round(ms, 1), "tiles": [t.to_json() for t in tiles]})
         except ImageError as exc:
             failed = True
-            results.append({"image": path, "error": str(exc)})
+            results.append({"image": path, "error": named(path, exc)})
     if as_json:
         click.echo(json.dumps(results, indent=1))
     else:
@@ -62,7 +62,7 @@ def recognize(images, as_json, threshold, model_folder, tile_px, taught, config_
             click.echo(f"(using the taught tile set {taught_set.info.get('file', '')})")
         for r in results:
             if "error" in r:
-                click.echo(f"{r['image']}: ERROR {r['error']}", err=True)
+                click.echo(f"Error: {r['error']}", err=True)  # as `observe` says it: the error names the image
             else:
                 names = " ".join(t["tile"] for t in r["tiles"]) or "(no tiles)"
                 click.echo(f"{r['image']}: {len(r['tiles'])} tiles in {r['ms']:.0f} ms: {names}")

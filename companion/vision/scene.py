@@ -246,9 +246,10 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
     t0 = time.perf_counter()
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"{name or 'image'}: expected a BGR picture (height x width x 3)")
-    if min(image.shape[:2]) < 32:
-        raise ValueError(f"{name or 'image'}: too small to read ({image.shape[1]}×{image.shape[0]} pixels; "
-                         "at least 32×32)")
+    from companion.vision.tiles.recognizer import too_small  # read_image's rule and words for a file
+
+    if small := too_small(name or "image", image.shape[1], image.shape[0]):
+        raise ValueError(small)
     why = ""
     if calibration is None:
         calibration, why = read_markers(image, settings.table_size) if settings.table_size else read_markers(image)

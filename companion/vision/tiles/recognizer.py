@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import time
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -76,33 +78,53 @@ class Tile:
 
 
 def read_image(path: str | os.PathLike) -> np.ndarray:
-    """Decode an image file to BGR, or raise ImageError saying why not."""
+    """Decode an image file to BGR, or raise ImageError saying why not (naming the file as given)."""
+    name = os.fspath(path)  # not Path's spelling: "./a.png" stays "./a.png", as the caller prints it
     p = Path(path)
-    if str(path) == "-":
+    if name == "-":
         raise ImageError("-: give image files; pictures are not read from standard input")
     if p.is_dir():
-        raise ImageError(f"{p}: is a folder, not an image file")
+        raise ImageError(f"{name}: is a folder, not an image file")
     if not p.is_file():
-        raise ImageError(f"{p}: no such image file")
+        raise ImageError(f"{name}: no such image file")
     try:
         data = np.fromfile(str(p), np.uint8)
     except OSError as e:  # unreadable: permissions, a failing card
-        raise ImageError(f"{p}: cannot read: {e.strerror}") from None
-    return decode_image(data, str(p))
+        raise ImageError(f"{name}: cannot read: {e.strerror}") from None
+    return decode_image(data, name)
+
+
+def named(name: str, why: object) -> str:
+    """An image's error as one message naming it once: read_image's already begin with the name."""
+    text = str(why)
+    return text if text.startswith(f"{name}:") else f"{name}: {text}"
 
 
 #: pictures with more pixels are refused before they are decoded: a 48-megapixel phone photo
 #: fits, while a picture of a few hundred megapixels (a few MB as PNG) would take gigabytes
 MAX_PIXELS = 64_000_000
+#: pictures with a shorter side are refused: no tile, die or marker can be told in them. One
+#: rule for files (`recognize`, `observe`, `teach`) and frames (`scene.analyse`)
+MIN_SIDE = 32
+
+
+def too_small(name: str, width: int, height: int) -> str | None:
+    """Why a picture of width x height pixels is refused as too small, or None if it is not."""
+    if min(width, height) >= MIN_SIDE:
+        return None
+    return f"{name}: too small to read ({width}×{height} pixels; at least {MIN_SIDE}×{MIN_SIDE})"
 
 
 def _pixels(buf: np.ndarray) -> float | None:
     """Width x height from the file's header alone (Pillow reads no pixels to tell), or None."""
     try:
-        with Image.open(io.BytesIO(buf.tobytes())) as im:
-            w, h = im.size
-    except Image.DecompressionBombError:  # beyond Pillow's own bound, far above ours
-        return float("inf")
+        with warnings.catch_warnings():  # Pillow warns over 89 megapixels: the caller says it in words
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(buf.tobytes())) as im:
+                w, h = im.size
+    except Image.DecompressionBombError as e:  # beyond Pillow's own bound, far above ours
+        count = re.search(r"\((\d+) pixels\)", str(e))  # it keeps the size to itself but says the count
+        return float(count[1]) if count else float("inf")
     except Exception:  # a format Pillow does not know: OpenCV decides
         return None
     return float(w * h)
@@ -112,16 +134,26 @@ def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
     """Decode an encoded image (JPEG, PNG, ...; EXIF orientation applied) to BGR, or raise
     ImageError saying why not."""
     buf = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray)) else data
-    pixels = _pixels(buf) if buf.size else None
+    if not buf.size:
+        raise ImageError(f"{name}: the file is empty")
+    at_most = f"at most {MAX_PIXELS // 1_000_000} megapixels"
+    pixels = _pixels(buf)
     if pixels is not None and pixels > MAX_PIXELS:
-        size = "far more" if pixels == float("inf") else f"{pixels / 1e6:.0f} megapixels"
-        raise ImageError(f"{name}: too large to read ({size}; at most {MAX_PIXELS // 1_000_000} megapixels)")
+        over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # Pillow's bound, when it did not say the count
+        size = f"over {over / 1e6:,.0f}" if pixels == float("inf") else f"{pixels / 1e6:,.0f}"
+        raise ImageError(f"{name}: too large to read ({size} megapixels; {at_most})")
     try:
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
-    except cv2.error:  # OpenCV's own bounds (e.g. more than 2^30 pixels)
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    except MemoryError:
+        raise ImageError(f"{name}: too large to read (not enough memory; {at_most})") from None
+    except cv2.error as e:  # OpenCV's own bounds (2^30 pixels), met in a format Pillow does not read
+        if "CV_IO_MAX_IMAGE_PIXELS" in str(e) or "Insufficient memory" in str(e):
+            raise ImageError(f"{name}: too large to read ({at_most})") from None
         img = None
     if img is None:
         raise ImageError(f"{name}: not a readable image (corrupt or unsupported format)")
+    if why := too_small(name, img.shape[1], img.shape[0]):
+        raise ImageError(why)
     return img
 
 
