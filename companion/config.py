@@ -203,6 +203,15 @@ class VisionSettings(_Section):
                              "[[x, y], [x, y], [x, y], [x, y]] (top left, top right, bottom right, bottom left)")
 
 
+#: pins the Pi also uses for something else: a lamp or button there works badly or clashes with it
+SHARED_PINS = {
+    2: "I²C SDA, with a fixed pull-up on the Pi: a lamp there glows when off, and I²C devices clash with it",
+    3: "I²C SCL, with a fixed pull-up on the Pi: a lamp there glows when off, and I²C devices clash with it",
+    14: "UART TX, the serial console: a lamp there flickers with its text, and using the pin cuts the console off",
+    15: "UART RX, the serial console: a button there types into it, and using the pin cuts the console off",
+}
+
+
 class GpioSettings(_Section):
     """Pins are BCM GPIO numbers (as printed on pinout.xyz), not header positions; see hardware_docs/wiring.md."""
 
@@ -232,11 +241,8 @@ class GpioSettings(_Section):
         for name in ("seat_lamps", "wind_lamps", "seat_buttons"):
             if len(getattr(self, name)) not in (0, 4):
                 problems.append(f"{name} needs 4 pins (East, South, West, North) or [] for none")
-        pins = [(name, p) for name in ("seat_lamps", "wind_lamps", "seat_buttons")
-                for p in getattr(self, name)]
-        pins += [(name, getattr(self, name)) for name in ("undo_button", "buzzer") if getattr(self, name) != "none"]
         seen: dict[int, str] = {}
-        for name, pin in pins:
+        for name, pin in self._pins():
             if not 2 <= pin <= 27:
                 problems.append(f"{name}: GPIO{pin} is not a usable pin (BCM numbers 2 to 27)")
             elif pin in seen:
@@ -251,6 +257,17 @@ class GpioSettings(_Section):
             problems.append("bounce_time must be between 0 and 0.5 seconds")
         if problems:
             raise ValueError("; ".join(problems))
+
+    def _pins(self) -> list[tuple[str, int]]:
+        """(setting, pin) for every pin in use."""
+        pins = [(name, p) for name in ("seat_lamps", "wind_lamps", "seat_buttons") for p in getattr(self, name)]
+        pins += [(name, getattr(self, name)) for name in ("undo_button", "buzzer") if getattr(self, name) != "none"]
+        return pins
+
+    def warnings(self) -> list[str]:
+        """Pins that work, but badly or at the cost of I²C or the serial console: warnings, not errors."""
+        return [f"{name}: GPIO{pin} is {SHARED_PINS[pin]}; better a free pin (hardware_docs/wiring.md)"
+                for name, pin in self._pins() if pin in SHARED_PINS]
 
 
 class Settings(_Section):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import sqlite3
 import threading
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from companion import __version__
 from companion.config import Settings
 from companion.errors import CompanionError
+from companion.hardware.dice.link import open_error
 from companion.storage import StorageError
 from companion.storage.sqlite import verify as verify_log
 
@@ -139,8 +141,10 @@ def dice_from_status(status: dict[str, Any] | None, url: str) -> Check:
                                          + (f"; last heard {heard}" if heard else ""), dict(status))
         return Check("dice", "ok", where + (f", last heard {heard}" if heard else ", not heard from yet"),
                      dict(status))
-    return Check("dice", "fail", f"dice box not connected on {status.get('url', url)}: "
-                                 f"{status.get('last_error') or 'no answer'}", dict(status))
+    port, error = status.get("url", url), status.get("last_error") or "no answer"
+    if error.lower().startswith("cannot open "):  # the link's words for a port that does not open
+        return Check("dice", "fail", f"dice box not connected: {open_error(port, error)}", dict(status))
+    return Check("dice", "fail", f"dice box not connected on {port}: {error}", dict(status))
 
 
 def probe_dice(settings: Settings, timeout: float = 1.0) -> Check:
@@ -153,13 +157,7 @@ def probe_dice(settings: Settings, timeout: float = 1.0) -> Check:
     try:
         port = serial.serial_for_url(url, timeout=timeout, exclusive=True)  # as the companion opens it
     except (serial.SerialException, ValueError, OSError) as e:
-        if "exclusively lock" in str(e):
-            hint = " (another program holds it: is the companion service running, or a serial terminal?)"
-        elif url.startswith("/dev/"):
-            hint = " (is the dice box plugged in? `ls /dev/serial/by-id/`)"
-        else:
-            hint = ""
-        return Check("dice", "fail", f"cannot open {url}: {e}{hint}", {"url": url})
+        return Check("dice", "fail", open_error(url, str(e)), {"url": url})
     port.close()
     return Check("dice", "ok", f"{url} opens", {"url": url})
 

@@ -86,6 +86,7 @@ def advice(settings: Settings) -> tuple[list[str], list[str]]:
         notes.append(f"camera.source: {spec.target} is not there now (is the webcam plugged in?)")
     if settings.dice.url.startswith("/dev/") and not os.path.exists(settings.dice.url):
         notes.append(f"dice.url: {settings.dice.url} is not there now (is the dice box plugged in?)")
+    notes += [f"gpio.{w}" for w in settings.gpio.warnings()]
     return errors, notes
 
 

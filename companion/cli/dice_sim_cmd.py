@@ -18,6 +18,13 @@ HELP_KEYS = """Type a command and Enter:
   b  reboot the box (power cycle)             q  quit"""
 
 
+def help_keys(at_terminal: bool) -> str:
+    """The keys, and how to stop: the end of input stops it only at a terminal (see read_commands)."""
+    if at_terminal:
+        return HELP_KEYS + "\nCtrl+D (the end of input) or Ctrl+C also quits."
+    return HELP_KEYS + "\nThe end of standard input does not stop it: q, Ctrl+C or SIGTERM does."
+
+
 def _probability(ctx, param, value):
     if value is not None and not 0.0 <= value <= 1.0:
         raise click.BadParameter("must be between 0 and 1")
@@ -29,7 +36,8 @@ def _probability(ctx, param, value):
               help="Listen on this TCP port (0: any free one) instead of a pty; connect with socket://HOST:PORT.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --tcp.")
 @click.option("--link", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Keep a symlink here pointing at the current pty (stays valid across simulated unplugs).")
+              help="Keep a symlink here pointing at the current pty (stays valid across simulated unplugs). "
+                   "A link left by a killed dice-sim is replaced; anything else there is refused.")
 @click.option("--seed", type=int, default=None, help="Seed for the box's entropy source and the faults (the press timing still varies the dice).")
 @click.option("--roll-ms", type=click.IntRange(0, 10_000), default=None, help="How long the dice tumble  [default: 900]")
 @click.option("--garbage", type=float, default=0.0, callback=_probability, help="Probability of a noise line before each line.")
@@ -46,9 +54,10 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
     """Run the virtual dice box (the real firmware logic) and print where to connect.
 
     Reads commands from standard input (r + Enter presses ROLL); SIGUSR1 also presses ROLL.
-    Stop with q, Ctrl+D or Ctrl+C.
+    Stop with q, Ctrl+C or SIGTERM; at a terminal Ctrl+D (the end of input) quits too. When
+    standard input is not a terminal (a pipe, or run in the background) its end does not stop it.
     """
-    from companion.hardware.dice.sim import Faults, PtyTransport, TcpTransport, VirtualDiceBox
+    from companion.hardware.dice.sim import Faults, PtyLinkError, PtyTransport, TcpTransport, VirtualDiceBox
 
     faults = Faults(garbage=garbage, corrupt=corrupt, drop_acks=drop_acks, cocked=cocked,
                     disconnect_every=disconnect_every)
@@ -57,6 +66,9 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
         transport = TcpTransport(box, host, tcp_port) if tcp_port is not None else PtyTransport(box, link=link)
         box.start()
         transport.start()
+    except PtyLinkError as e:  # says itself what is wrong with --link
+        box.stop()
+        raise fail(e) from None
     except OSError as e:
         box.stop()
         raise fail(f"cannot start the virtual dice box: {e}") from None
@@ -84,7 +96,11 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
     box.listeners.append(show)
     click.echo(f"Virtual dice box ({box.describe()}) on {transport.url}")
     click.echo(f"Connect with:  companion run --dice {transport.url}")
-    click.echo(HELP_KEYS)
+    if isinstance(transport, PtyTransport) and transport.stale_link:
+        click.echo(f"Replaced the stale link {link}: its pty {transport.stale_link} is gone "
+                   "(left by a dice-sim that was killed).")
+    at_terminal = sys.stdin.isatty()
+    click.echo(help_keys(at_terminal))
     sys.stdout.flush()
 
     stop = threading.Event()
@@ -104,8 +120,10 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
             if cmd in actions:
                 actions[cmd]()
             elif cmd:
-                click.echo(HELP_KEYS)
-        if sys.stdin.isatty():
+                click.echo(help_keys(at_terminal))
+            if not raw.endswith("\n"):
+                break  # input ended mid-line (Ctrl+D twice after typed text): iterating on would wait for more
+        if at_terminal:
             stop.set()  # Ctrl+D at a terminal quits; run in the background (stdin closed) it keeps going
 
     threading.Thread(target=read_commands, daemon=True).start()

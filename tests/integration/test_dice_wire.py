@@ -138,8 +138,10 @@ def test_a_box_that_cannot_be_opened_is_logged_once_per_failure_not_per_retry(ta
             link.stop()
     said = [r.getMessage() for r in caplog.records if "not available" in r.getMessage()]
     assert said == [
-        "dice box not available: cannot open /dev/ttyACM7: [Errno 2] No such file or directory (retrying)",
-        "dice box not available: cannot open /dev/ttyACM7: [Errno 13] Permission denied (retrying)",
+        "dice box not available: cannot open /dev/ttyACM7: No such file or directory "
+        "(is the dice box plugged in? `ls /dev/serial/by-id/`) (retrying)",
+        "dice box not available: cannot open /dev/ttyACM7: Permission denied (the user running the companion "
+        "must be in the dialout group: `sudo usermod -aG dialout $USER`, then log in again) (retrying)",
     ]
 
 

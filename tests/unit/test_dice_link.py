@@ -251,7 +251,7 @@ def test_a_port_another_program_reads_is_not_shared(table):
     link.start()
     try:
         wait_until(lambda: link.status["last_error"])
-        assert "exclusively lock" in link.status["last_error"] and not link.status["connected"]
+        assert "another program holds it" in link.status["last_error"] and not link.status["connected"]
         check = probe_dice(load_settings(env={}, overrides={"dice": {"url": path}}))
         assert check.level == "fail" and "another program holds it" in check.summary
     finally:

@@ -11,6 +11,7 @@ Bad lines are counted by kind and logged; they never reach the game.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -43,6 +44,25 @@ from companion.worker import Worker
 
 log = logging.getLogger(__name__)
 
+
+
+def open_error(url: str, error: str) -> str:
+    """'cannot open URL: why (hint)' from pyserial's words, which repeat the URL
+    ("cannot open X: [Errno 2] could not open port X: [Errno 2] No such file or directory: 'X'")."""
+    if "exclusively lock" in error:
+        return (f"cannot open {url}: another program holds it "
+                "(is the companion service running, or a serial terminal?)")
+    u = re.escape(url)
+    why = re.sub(rf"^(?:(?:\[Errno \d+\] )?(?:cannot|could not) open(?: port)? {u}: )+", "", error, flags=re.I)
+    why = re.sub(rf"^\[Errno \d+\] |: '{u}'$", "", why) or error
+    if "permission denied" in why.lower():
+        hint = " (the user running the companion must be in the dialout group: " \
+               "`sudo usermod -aG dialout $USER`, then log in again)"
+    elif url.startswith("/dev/"):
+        hint = " (is the dice box plugged in? `ls /dev/serial/by-id/`)"
+    else:
+        hint = ""
+    return f"cannot open {url}: {why}{hint}"
 
 class DiceLinkError(CompanionError, RuntimeError):
     """The dice box cannot do what was asked (e.g. press ROLL on a real box from the dashboard)."""
@@ -290,7 +310,7 @@ class DiceLink(Worker):
             try:
                 port = self._opener()
             except (serial.SerialException, OSError, ValueError) as e:
-                reason = f"cannot open {self.url}: {e}"
+                reason = open_error(self.url, str(e))
                 if reason != self.last_error:  # once per distinct failure, not once per retry
                     log.warning("dice box not available: %s (retrying)", reason)
                 self._set_connected(False, reason)

@@ -33,6 +33,7 @@ from dicebox.frame import decode as fw_decode
 from dicebox.frame import encode as fw_encode
 from dicebox.hosthal import HostHal
 
+from companion.errors import CompanionError
 from companion.worker import Worker
 
 log = logging.getLogger(__name__)
@@ -280,6 +281,10 @@ class VirtualDiceBox(Worker):
 
 
 # --- transports -------------------------------------------------------------------------------
+class PtyLinkError(CompanionError, OSError):
+    """The symlink to the pty cannot be made: no such folder, or something else is at its path."""
+
+
 class VirtualPort(Transport):
     """A pyserial-like port wired to a VirtualDiceBox (read with timeout, write, in_waiting, close)."""
 
@@ -336,6 +341,9 @@ class PtyTransport(Worker, Transport):
         self.box = box
         self.link = Path(link) if link else None
         self.path = ""
+        #: where a stale link found at start pointed (a pty that is gone), else None
+        self.stale_link: str | None = None
+        self._linked = False
         self._master = self._slave = -1
         self._lock = threading.Lock()
         super().__init__()
@@ -347,8 +355,33 @@ class PtyTransport(Worker, Transport):
     thread_name = "dice-pty"
 
     def start(self) -> None:
-        self._open()
+        if self.link is not None:
+            self._check_link()
+        try:
+            self._open()
+        except OSError:
+            self._close()
+            raise
         super().start()
+
+    def _check_link(self) -> None:
+        """Refuse a link path that cannot be made or holds something else. A link to a pty that is
+        gone is left by a dice-sim that was killed (kill -9 skips stop()): that one is replaced."""
+        link = self.link
+        folder = link.parent
+        if not folder.is_dir():
+            why = "is not a folder" if folder.exists() else "does not exist"
+            raise PtyLinkError(f"cannot make the link {link}: folder {folder} {why}")
+        if link.is_symlink():
+            target = os.readlink(link)
+            if link.exists():  # the link leads somewhere: perhaps another dice-sim's pty
+                raise PtyLinkError(f"cannot make the link {link}: it points to {target}, which is still there "
+                                   "(is another dice-sim running?)")
+            self.stale_link = target
+            log.info("replacing the stale link %s: its pty %s is gone", link, target)
+        elif os.path.lexists(link):
+            raise PtyLinkError(f"cannot make the link {link}: something that is not a link is there "
+                               "(remove it or choose another path)")
 
     def _open(self) -> None:
         import tty
@@ -361,9 +394,13 @@ class PtyTransport(Worker, Transport):
             self.path = os.ttyname(slave)
         if self.link is not None:
             tmp = self.link.with_name(self.link.name + ".new")
-            tmp.unlink(missing_ok=True)
-            tmp.symlink_to(self.path)
-            os.replace(tmp, self.link)
+            try:
+                tmp.unlink(missing_ok=True)
+                tmp.symlink_to(self.path)
+                os.replace(tmp, self.link)
+            except OSError as e:
+                raise PtyLinkError(f"cannot make the link {self.link}: {e.strerror or e}") from None
+            self._linked = True
         self.box.attach(self)
 
     def _close(self) -> None:
@@ -393,7 +430,7 @@ class PtyTransport(Worker, Transport):
         self.box.detach(self)
         self._join()
         self._close()
-        if self.link is not None:
+        if self._linked:  # only a link this transport made: never what it refused to replace
             self.link.unlink(missing_ok=True)
 
     def _run(self) -> None:

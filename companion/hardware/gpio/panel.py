@@ -346,6 +346,8 @@ class Panel:
 def build_panel(services) -> None:
     """ADAPTER_BUILDERS entry: the panel on gpiozero's MockFactory ("mock") or the Pi's own pins ("real")."""
     settings: GpioSettings = services.settings.gpio
+    for warning in settings.warnings():  # a pin shared with I²C or the serial console (config check says it too)
+        log.warning("gpio.%s", warning)
     if settings.backend == "mock":
         from gpiozero.pins.mock import MockFactory
 
