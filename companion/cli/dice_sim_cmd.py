@@ -94,6 +94,12 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
         seen.add(key)
 
     box.listeners.append(show)
+    # before the banner: a script that reads it and then signals must find the handlers in place
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, lambda *_: box.press_roll())
     click.echo(f"Virtual dice box ({box.describe()}) on {transport.url}")
     click.echo(f"Connect with:  companion run --dice {transport.url}")
     if isinstance(transport, PtyTransport) and transport.stale_link:
@@ -103,11 +109,6 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
     click.echo(help_keys(at_terminal))
     sys.stdout.flush()
 
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    if hasattr(signal, "SIGUSR1"):
-        signal.signal(signal.SIGUSR1, lambda *_: box.press_roll())
     actions = {"r": box.press_roll, "s": box.shake, "n": box.nudge, "c": box.cock_next_roll,
                "a": box.drop_next_acks, "g": box.send_garbage, "d": box.disconnect, "b": box.reboot}
 
