@@ -28,7 +28,9 @@ def summary(state: GameState) -> str:
         head = (f"next: hand {state.hand}, {WIND_NAMES[state.prevalent]} round, "
                 f"East {state.east}" + (f" ({label} {state.rotation.counter})" if state.rotation.counter else ""))
     winds = " ".join(f"{p}={state.seat_wind(i)}" for i, p in enumerate(state.players))
-    scores = " ".join(f"{p} {s:+d}" if s else f"{p} 0" for p, s in zip(state.players, state.scores))
+    # gains and losses carry a sign; scores that start from a stake (riichi's 25000) are points held
+    signed = state.variant.settlement.start_score == 0
+    scores = " ".join(f"{p} {s:+d}" if s and signed else f"{p} {s}" for p, s in zip(state.players, state.scores))
     return f"{head}; seats {winds}; scores {scores}"
 
 

@@ -149,3 +149,9 @@ def test_several_winners_on_one_discard_are_replayed_and_shown(tmp_path):
     r = replay(tmp_path, "--variant", "classical", "--players", "Ann,Bob,Cat,Dan",
                results="win Bob from Ann 16 also=Cat:8\n")
     assert r.exit_code == 1 and "line 1: only one player can win on a discard under these rules" in r.output
+
+
+def test_riichi_scores_are_points_held_without_a_sign(tmp_path):
+    r = replay(tmp_path, "--variant", "riichi", "--players", "A,B,C,D", results="win B from A 3han30fu\n")
+    assert r.exit_code == 0, r.output
+    assert "scores A 21100 B 28900 C 25000 D 25000" in r.stdout
