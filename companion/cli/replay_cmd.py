@@ -34,14 +34,9 @@ def summary(state: GameState) -> str:
     return f"{head}; seats {winds}; scores {scores}"
 
 
-def scoring(variant: Variant) -> str:
-    """How the variant settles a hand: "classical", "mcr", "riichi", "hongkong" or "none"."""
-    return type(variant.settlement).__struct_config__.tag
-
-
 def describe_result(state: GameState) -> str:
     h = state.history[-1]
-    riichi = scoring(state.variant) == "riichi"
+    riichi = state.variant.scoring == "riichi"
 
     def worth(value, fu) -> str:
         if value is None:
@@ -74,7 +69,7 @@ def check_bounds(event: HandWon, players: list[str]) -> None:
 def unused(event: HandWon | HandDrawn, variant: Variant) -> list[str]:
     """What a result line says that this variant's scoring does not use: recorded as said (the log
     keeps what players said), but the player should know that no score moved for it."""
-    method = scoring(variant)
+    method = variant.scoring
     notes = []
     if isinstance(event, HandWon) and event.hand_scores:
         if method != "classical":

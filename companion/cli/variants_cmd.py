@@ -32,7 +32,7 @@ def list_(config_file, data_dir):
         try:
             v = load_variant(name, settings.variant_dirs)
             click.echo(f"{name:<12} {v.title}  ({v.tiles.total} tiles, {len(v.rounds.winds)} round(s), "
-                       f"{v.settlement.__struct_config__.tag} scoring)")
+                       f"{v.scoring} scoring)")
         except CompanionError as e:
             click.echo(f"{name:<12} INVALID: {e}")
 

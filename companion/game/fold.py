@@ -142,7 +142,7 @@ class GameState:
             "variant": {"name": self.variant.name, "title": self.variant.title, "terms": self.variant.terms,
                         "stacks_per_wall": self.variant.stacks_per_wall, "count_from": self.variant.break_.count_from,
                         "seating": self.variant.seating.direction, "counter": self.variant.rotation.counter,
-                        "scoring": type(self.variant.settlement).__struct_config__.tag,
+                        "scoring": self.variant.scoring,
                         "several_winners": self.variant.claims.several_winners},
             "players": list(self.players),
             "east": self.east,

@@ -291,6 +291,11 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     def stacks_per_wall(self) -> int:
         return self.tiles.stacks_per_wall
 
+    @property
+    def scoring(self) -> str:
+        """How a hand is settled: "classical", "mcr", "riichi", "hongkong" or "none"."""
+        return type(self.settlement).__struct_config__.tag
+
     def to_dict(self) -> dict[str, Any]:
         return msgspec.to_builtins(self)
 
