@@ -7,7 +7,8 @@ top-down view of the square that `scene.analyse` gives the reader, and reads the
 views and their truth are cached (`--cache`, default build/scenes-<seed>-<count>), so a second run
 only reads. Prints the bench's "dice exact" and "no dice seen when none" per level and counts
 per mistake: a die missed, a die read where there is none (on a face-up tile or elsewhere), a
-flat die read with the wrong face, a flat die flagged cocked, a cocked die not flagged.
+flat die read with the wrong face, a flat die flagged cocked, a cocked die not flagged; then the
+lowest cocked probabilities of cocked dice and the highest of flat ones, against the flag's cut.
 `--show OUT` writes the views with mistakes drawn.
 """
 
@@ -135,6 +136,22 @@ def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> di
     return {"levels": levels, "kinds": dict(kinds)}
 
 
+def cocked_margin(scenes: list[dict], all_cands: list[list[dict]], shown: int = 5) -> None:
+    """How far the cocked flag's cut (`dice.COCKED_P`) lies from the dice it must split: the
+    lowest cocked probabilities of truly cocked dice and the highest of flat ones."""
+    cocked, flat = [], []
+    for sc, cs in zip(scenes, all_cands):
+        for t in sc["dice"]:
+            best, c = max(((reader._iou(c["box"], t["box"]), c) for c in cs), default=(0.0, None), key=lambda v: v[0])
+            if best >= MATCH_IOU:
+                (cocked if t["cocked"] else flat).append((c["p"][7], sc["name"]))
+    cocked.sort()
+    flat.sort(reverse=True)
+    print(f"  P(cocked) against the cut {reader.COCKED_P}:")
+    print(f"    cocked dice ({len(cocked)}), lowest: " + ", ".join(f"{p:.3f} {n}" for p, n in cocked[:shown]))
+    print(f"    flat dice ({len(flat)}), highest: " + ", ".join(f"{p:.3f} {n}" for p, n in flat[:shown]))
+
+
 def show(scenes, all_readings, cache: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for sc, rs in zip(scenes, all_readings):
@@ -168,6 +185,7 @@ if __name__ == "__main__":
     cands = [candidates(rd, cv2.imread(str(cache / sc["name"])), sc["die_px"], sc.get("foot")) for sc in scenes]
     readings = [[r for c in cs if (r := keep(c))] for cs in cands]
     report(scenes, readings, f"{len(scenes)} scenes from seed {args.seed}: dice exact / none seen")
+    cocked_margin(scenes, cands)
     if args.dump:
         args.dump.write_text(json.dumps(cands))
     if args.show:
