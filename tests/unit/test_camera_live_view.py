@@ -122,10 +122,27 @@ def test_overlay_skips_malformed_items_and_draws_unknown_kinds():
 
 def test_overlay_writes_what_has_no_place_in_the_picture():
     img = np.zeros((100, 400, 3), np.uint8)
-    obs = {"walls": {"break": {"seat": "S", "stack": 16}, "live_tiles": 83}, "east_marker": "E", "wind_shown": "S"}
+    obs = {"walls": {"break": ["S", 16], "live_tiles": 83}, "east_marker": "E", "wind_shown": "S"}  # as `observe` says
     assert overlay._summary(obs) == "break at S16 | 83 live tiles | East marker at E | wind disc S"
+    covered = {"walls": {"break": None, "live_tiles": None, "hidden": [["N", 5], ["N", 6]]}}
+    assert overlay._summary(covered) == "2 stacks under a hand"
+    assert overlay._summary({"walls": {"break": "S16", "live_tiles": "83"}}) == ""  # malformed: left out
     out, drawn = overlay.draw(img, obs)
     assert drawn == 0 and out[:22].any() and not out[30:].any()
+
+
+def test_the_live_views_caption_reads_what_the_scene_analysis_gives():
+    """The caption once looked for the break as a dict, which `analyse` never gives: checked on
+    a real observation so that the two cannot drift apart again."""
+    from companion.vision.render.draw import render
+    from companion.vision.render.scenes import random_scene, scene_variant
+    from companion.vision.scene import SceneSettings, analyse
+
+    sc = random_scene(2, "easy", stage="broken", variant_name="classical")
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert overlay._summary(obs).startswith(f"break at {t['break'][0]}{t['break'][1]} | {t['live_tiles']} live tiles")
 
 
 def test_no_camera_configured_gives_the_no_camera_picture(tmp_path):

@@ -134,11 +134,13 @@ def _summary(observation: dict[str, Any]) -> str:
     parts = []
     walls = observation.get("walls")
     if isinstance(walls, dict):
-        brk = walls.get("break")
-        if isinstance(brk, dict) and "seat" in brk and "stack" in brk:
-            parts.append(f"break at {brk['seat']}{brk['stack']}")
+        brk = walls.get("break")  # the position contract: [seat, stack]
+        if isinstance(brk, (list, tuple)) and len(brk) == 2:
+            parts.append(f"break at {brk[0]}{brk[1]}")
         if isinstance(walls.get("live_tiles"), int):
             parts.append(f"{walls['live_tiles']} live tiles")
+        if isinstance(walls.get("hidden"), list) and walls["hidden"]:
+            parts.append(f"{len(walls['hidden'])} stacks under a hand")
     if isinstance(observation.get("east_marker"), str):
         parts.append(f"East marker at {observation['east_marker']}")
     if isinstance(observation.get("wind_shown"), str):
