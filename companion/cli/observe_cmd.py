@@ -19,9 +19,11 @@ def _summary(obs: dict) -> str:
         for seat, w in walls["seats"].items():
             gaps = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in w["gaps"]) or "none"
             half = f"; half stacks: {', '.join(map(str, w['half']))}" if w.get("half") else ""
-            lines.append(f"  {WIND_NAMES[seat]:5} wall ({w['side']}): {w['count']} stacks standing; gaps: {gaps}{half}")
+            hidden = f"; under a hand: {', '.join(map(str, w['hidden']))}" if w.get("hidden") else ""
+            lines.append(f"  {WIND_NAMES[seat]:5} wall ({w['side']}): {w['count']} stacks standing; gaps: {gaps}{half}{hidden}")
         brk = walls["break"]
-        lines.append(f"  break: {WIND_NAMES[brk[0]]}'s stack {brk[1]}" if brk else "  break: not broken")
+        lines.append(f"  break: {WIND_NAMES[brk[0]]}'s stack {brk[1]}" if brk else
+                     "  break: not read" if walls.get("hidden") else "  break: not broken")
         if walls["live_tiles"] is not None:
             lines.append(f"  live tiles: {walls['live_tiles']}")
         if walls.get("note"):

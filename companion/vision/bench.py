@@ -5,7 +5,8 @@ analysis (`scene.analyse`, as `companion observe` runs it, tiles left out) is ti
 time (what a frame costs on this machine now, other work included) and the CPU time of this
 process (what the code itself costs, less disturbed by other jobs). With `--tiles` the face-up
 tiles are read too, in a second, separately timed pass (the live watcher reads them once per
-still scene, not on every frame).
+still scene, not on every frame). With `--resting-hands` each scene is drawn and read once more
+with a hand resting on a wall, which must not make the break read wrong.
 """
 
 from __future__ import annotations
@@ -65,6 +66,16 @@ def score(obs: dict, truth: dict) -> dict[str, tuple[int, int]]:
     return out
 
 
+def score_resting_hand(obs: dict, truth: dict) -> dict[str, tuple[int, int]]:
+    """The walls under a hand resting on one of them: the break read right or not read, never
+    wrong; none read before the break; how often it is still read right."""
+    brk = (obs.get("walls") or {}).get("break")
+    if truth["break"] is None or truth.get("break_at_corner"):
+        return {"hand_no_false_break": (int(brk in (None, truth["break"])), 1)}
+    return {"hand_break_not_wrong": (int(brk in (None, truth["break"])), 1),
+            "hand_break_read": (int(brk == truth["break"]), 1)}
+
+
 def _centre(box) -> tuple[float, float]:
     return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
@@ -114,7 +125,8 @@ def score_tiles(found: list[dict], truth: list[dict]) -> dict[str, tuple[int, in
 MEASURES = ["walls", "break", "no_false_break", "corner_split", "live_tiles", "loose",
             "dice", "dice_read", "no_needless_rethrow", "cocked_flagged",
             "no_false_dice", "east_marker", "east_marker_hidden", "wind", "wind_hidden",
-            "tiles_found", "tiles_boxes", "tiles_named"]
+            "tiles_found", "tiles_boxes", "tiles_named",
+            "hand_break_not_wrong", "hand_break_read", "hand_no_false_break"]
 NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_break": "no break seen before it",
          "corner_split": "split at a corner: none seen", "live_tiles": "live tiles (break right)",
          "loose": "loose tiles (lift style)", "dice": "dice faces (+cocked flag)",
@@ -122,7 +134,9 @@ NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_b
          "cocked_flagged": "cocked die flagged", "no_false_dice": "no dice seen when none",
          "east_marker": "East marker seat", "east_marker_hidden": "  under a hand: right/none",
          "wind": "wind disc", "wind_hidden": "  under a hand: right/none",
-         "tiles_found": "face-up tiles found", "tiles_boxes": "  boxes that are a tile", "tiles_named": "  tiles named right"}
+         "tiles_found": "face-up tiles found", "tiles_boxes": "  boxes that are a tile", "tiles_named": "  tiles named right",
+         "hand_break_not_wrong": "hand on a wall: break not wrong", "hand_break_read": "  break read right",
+         "hand_no_false_break": "  no break seen before it"}
 
 
 def _teach_the_art() -> dict:
@@ -155,13 +169,16 @@ def _pct(values: list[float], q: float) -> float:
 @click.option("--teach", "teach_first", is_flag=True,
               help="With --tiles: first teach the discards' tile art from one layout photo (as `bench teach` "
                    "does; needs the render extra), then name the tiles with the taught set.")
+@click.option("--resting-hands", is_flag=True,
+              help="Also read each scene again with a hand resting on a wall (`render.scenes.resting_hand`) and "
+                   "score the break there; not timed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, with_tiles, teach_first, as_json):
+def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
     from companion.vision.render.draw import render
-    from companion.vision.render.scenes import random_scene, scene_variant
+    from companion.vision.render.scenes import random_scene, resting_hand, scene_variant
     from companion.vision.scene import SceneSettings, analyse, warm_up
 
     chosen = list(dict.fromkeys(lv.strip() for lv in levels.split(",") if lv.strip()))  # each level once
@@ -201,6 +218,9 @@ def scenes(count, seed, levels, with_tiles, teach_first, as_json):
                 tiles_ms.append(max(0.0, (time.perf_counter() - t0) * 1000 - ms[-1]))
                 if pixels["tiles"] or with_them["tiles"]:
                     counts.update(score_tiles(with_them["tiles"], pixels["tiles"]))
+            if resting_hands:
+                covered, _ = render(resting_hand(sc, seed + i))
+                counts.update(score_resting_hand(analyse(covered, settings, with_tiles=False), t))
             for m, (ok, n) in counts.items():
                 tally[m][0] += ok
                 tally[m][1] += n

@@ -403,12 +403,23 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         standing = [k for k, hgt in enumerate(heights, 1) if hgt > 0]
         per_seat[seat] = {"side": side, "standing": standing, "count": len(standing),
                           "gaps": _gaps(heights), "splits": reading.splits,
-                          "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1]}
+                          "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1], "hidden": reading.hidden}
+    hidden = sorted(sq.index(seats[side], k) for side, r in walls.items() for k in r.hidden)
     at = find_break(variant, ring, splits, set(high) if lift and on_top else set())
+    if hidden and at is not None:
+        # a hand resting on a wall looks like stacks taken away or a split, and the wall's other
+        # stacks are numbered from runs it cut short: the break stands only on another wall, and
+        # only when it is the same with every stack of the walls under a hand standing, unsplit
+        under = {i // sq.n for i in hidden}
+        whole = [2 if i // sq.n in under else hgt for i, hgt in enumerate(ring)]
+        unsplit = {i: w for i, w in splits.items() if i // sq.n not in under}
+        if at // sq.n in under or find_break(variant, whole, unsplit, set(high) if lift and on_top else set()) != at:
+            at = None
     live, loose = None, []
     if at is not None:
         dead = dead_wall(variant, sq.size, at)
-        live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
+        if not hidden:  # what lies under a hand cannot be counted
+            live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
         # R19/R20: the loose tiles lie on top of the dead wall, two at most (R21: two more are
         # laid there only when both are used); where more seem to, the two surest
         on_dead = sorted((i for i in dead if i in high), key=lambda i: -high[i])[:2]
@@ -419,11 +430,17 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         "loose": [sq.stack_at(i).to_json() for i in loose],
         "live_tiles": live,
     }
+    if hidden:
+        walls_json["hidden"] = [sq.stack_at(i).to_json() for i in hidden]
+        walls_json["note"] = (f"something lies over {len(hidden)} stack{'s' if len(hidden) > 1 else ''} of the walls "
+                              "(a hand?): " + ("the break cannot be read and " if at is None else "")
+                              + "the live tiles cannot be counted")
     longest = longest_wall(walls)
     if longest is not None and longest > sq.n + LONGER_WALL:
         walls_json["stacks_seen"] = round(longest)
-        walls_json["note"] = (f"a wall looks {round(longest)} stacks long, but the variant {variant.name} builds "
-                              f"{sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
+        longer = (f"a wall looks {round(longest)} stacks long, but the variant {variant.name} builds "
+                  f"{sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
+        walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), longer)))
 
     # dice: inside the walls (R18), read on a finer top-down view of the square
     view, M = dice_view(image, cal, layout)

@@ -21,6 +21,10 @@ it); one with a tile lying on it stands higher: the loose tiles (R19). Both are 
 the top edge of the stack appears (parallax grows with height) and by how much light it catches;
 a loose tile also by a small network that looks at the stack's top beside its neighbours'
 (`loose.py`), since one laid a little inwards does not reach past the stack's edge.
+
+A hand resting on a wall hides the tops under it, and its edge cuts them like a gap or a split.
+Where something that is neither felt nor tile lies beside a break in the tops (`_foreign`), the
+stacks there are reported hidden (`WallReading.hidden`), so that no break is read from them.
 """
 
 from __future__ import annotations
@@ -49,6 +53,14 @@ LOADED_RISE = 0.5
 BAND_SLACK_CM = 1.5
 #: a gap at least this wide (cm, as seen) inside a run of stacks is a split
 SPLIT_MIN_CM = 0.3
+#: a gap or a split may be a hand resting on the wall when, beside it, more than this share of the
+#: band of tops is neither felt nor tile (`_foreign`). A hand resting on a wall covers 0.33 or more
+#: in 95 % of rendered scenes (`render.scenes.resting_hand`), at least 0.16; walls without a hand
+#: show blobs of up to 0.13 where two walls meet and, rarely, up to 0.29 where a die or a discard
+#: lies against one, never beside a gap or split in 600 scenes. A hand missed records a wrong break,
+#: a blob taken for one only leaves the break unread until the scene changes: the cut sits low.
+#: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
+FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
 HALF_SHINE_RATIO = 0.973
@@ -106,6 +118,9 @@ class WallReading:
     lifted: list[float] = field(default_factory=list)
     #: per stack near a gap (NaN elsewhere): P(a tile lies on it) from the loose-tile model (`loose.py`)
     carries: list[float] = field(default_factory=list)
+    #: stacks that something lying over the wall (a hand resting on it) may hide: the gaps and splits
+    #: there may be none (`_hidden`)
+    hidden: list[int] = field(default_factory=list)
 
 
 def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str) -> Strip:
@@ -445,6 +460,61 @@ def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0
     return float(np.median(widths)) / PX_PER_CM if widths else float("nan")
 
 
+def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
+    """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
+    blobs that are neither felt nor tile: a hand, a sleeve, a cup.
+
+    By hue, so a shadow changes nothing; the ivory of the tiles' sides by its chromaticity alone
+    (sides in shade and in light alike); thin lines where two colours meet are opened away. Read
+    at half the strip's resolution (a hand is large, and a frame has little time), averaged, which
+    also halves the noise of a dark felt's hue."""
+    ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
+    band = strip.hue[rows[0]:rows[1]]
+    hue = cv2.resize(band, (band.shape[1] // 2, band.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    thr_felt = max(0.08, 0.45 * min(float(_hue_dist(felt, back)), float(_hue_dist(felt, ivory))))
+    thr_back = max(0.08, 0.45 * min(float(_hue_dist(back, felt)), float(_hue_dist(back[:3], ivory[:3]))))
+
+    def far(ref: np.ndarray, thr: float, channels: int = 4) -> np.ndarray:
+        d = hue[..., :channels] - ref[:channels]
+        return np.einsum("...c,...c->...", d, d) > thr * thr
+
+    other = far(felt, thr_felt) & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
+    other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    k = int(PX_PER_CM) // 2
+    share = np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same")
+    full = np.repeat(share, 2)
+    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
+def _hidden(strip: Strip, foreign: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis, pitch: float,
+            n: int) -> list[int]:
+    """The stacks that something lying over the wall may hide: every run of stacks not seen
+    standing with a hand (`_foreign`) over it or beside it, and the stacks either side of any
+    break in the tops with one beside it (a hand's edge cuts them like a split, or by a sliver
+    that shifts how the stacks are numbered)."""
+    cols = len(foreign)
+    origin = h.origin if h.present else -n * pitch / 2  # a wall with no stack seen: where the layout puts it
+
+    def covered(a0: float, a1: float) -> bool:
+        c0 = int(np.clip(np.floor(strip.col(a0)), 0, cols - 1))
+        return float(foreign[c0:int(np.clip(np.ceil(strip.col(a1)), c0 + 1, cols))].max()) > FOREIGN_SHARE
+
+    have = {k: (a0, a1) for k, a0, a1 in h.present}
+    out: set[int] = set()
+    run: list[int] = []
+    for k in range(1, n + 2):
+        if k <= n and k not in have:
+            run.append(k)
+            continue
+        if run and covered(origin + (run[0] - 1.5) * pitch, origin + (run[-1] + 0.5) * pitch):
+            out.update(run)
+        run = []
+    for (_, end), (start, _) in zip(runs, runs[1:]):
+        if covered(end - 0.5 * pitch, start + 0.5 * pitch):
+            out.update(k for k, (a0, a1) in have.items() if a1 > end - pitch and a0 < start + pitch)
+    return sorted(out)
+
+
 def _robust_line(x: np.ndarray, y: np.ndarray, at: float, tol: float) -> float:
     """y at `at` on a straight line through the points, leaving out the worst ones beyond `tol`.
 
@@ -749,6 +819,8 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
         if level(side, k, cue, EDGE_SIGMA_CM) < -0.5:
             halves.add((side, k))
 
+    hidden = {side: _hidden(strips[side], _foreign(strips[side], felt_hue(strips[side]), back, bands[side]),
+                            runs[side], chosen[side], pitches[side], n) for side in SIDES}
     out = {}
     for side in SIDES:
         h = chosen[side]
@@ -766,5 +838,5 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
         splits = sorted(h.splits)
         out[side] = WallReading(side, heights, splits, [round(h.splits[k], 2) for k in splits], band, runs[side],
                                 pitches[side], h.origin if h.present else None, anchors[side], rise, shine, lifted,
-                                carries)
+                                carries, hidden[side])
     return out

@@ -14,6 +14,7 @@ from companion.storage import EventStore
 from companion.table import Table
 from companion.vision.render.draw import render
 from companion.vision.render.scene import Hand
+from companion.vision.render.scenes import resting_hand
 from companion.vision.watch import StillScene, TableWatcher
 
 
@@ -201,6 +202,25 @@ def test_hands_moving_over_the_table_produce_no_event(table, watcher):
         assert watcher.process(Frame(image=image, seq=i, t=i * 0.25)) is None
     assert len(table.records()) == before
     assert not watcher.heard
+
+
+def test_a_hand_resting_on_a_wall_breaks_nothing(table, watcher):
+    """A hand resting on North's wall holds as still as the walls, and the stacks under it look
+    lifted (read, before the walls learnt to see hands, as a break at North's 5th). Nothing is
+    recorded or said from them; with the hand on another wall, the right break is recorded."""
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))  # R17/R19: West's 18th
+    on_north = resting_hand(scene_for_state(table.state, watcher.settings, dice_shown=[]), 0)
+    obs = still_frames(watcher, render(on_north)[0])
+    assert obs["walls"]["hidden"][0][0] == "N" and obs["walls"]["break"] is None
+    assert not [r for r in table.records() if isinstance(r.event, WallBroken)]
+    assert not [m for m in watcher.heard if m.topic == "warning"]
+    on_east = resting_hand(scene_for_state(table.state, watcher.settings, dice_shown=[]), 7)
+    obs = still_frames(watcher, render(on_east)[0], start=10.0)
+    assert obs["walls"]["hidden"][0][0] == "E"
+    assert [(r.event.seat, r.event.stack) for r in table.records() if isinstance(r.event, WallBroken)] == [("W", 18)]
+    assert table.state.break_check()["ok"] is True
+    assert not [m for m in watcher.heard if m.topic == "warning"]
 
 
 def test_still_scene_reports_once_per_still_period():

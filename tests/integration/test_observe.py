@@ -8,7 +8,7 @@ import sys
 import cv2
 
 from companion.vision.render.draw import render
-from companion.vision.render.scenes import random_scene
+from companion.vision.render.scenes import random_scene, resting_hand
 
 
 def run(*args):
@@ -49,6 +49,16 @@ def test_observe_prints_a_summary(tmp_path):
     assert re.search(r"East marker: (dealer button|wind box) at \w+'s seat \(pixel \d+, \d+\); "
                      r"wind disc: shows South \(pixel \d+, \d+\)", r.stdout)
     assert "walls:" not in r.stdout  # the walls are as long as the variant builds them
+
+
+def test_observe_says_which_stacks_lie_under_a_hand(tmp_path):
+    image, _ = render(resting_hand(random_scene(1, "easy", stage="built", variant_name="riichi"), 1))
+    path = tmp_path / "t.png"
+    cv2.imwrite(str(path), image)
+    r = run(str(path), "--variant", "riichi")
+    assert r.returncode == 0, r.stderr
+    assert "gaps: 6-8" in r.stdout and "under a hand: 5, 6, 7, 8, 9" in r.stdout and "break: not read" in r.stdout
+    assert "walls: something lies over 5 stacks of the walls (a hand?)" in r.stdout
 
 
 def test_observe_says_when_the_walls_are_longer_than_the_variant_builds(tmp_path):

@@ -1,6 +1,6 @@
 """How the scene benchmark counts a reading right or wrong."""
 
-from companion.vision.bench import score
+from companion.vision.bench import score, score_resting_hand
 
 
 def truth(**kw):
@@ -39,6 +39,17 @@ def test_a_split_at_a_corner_is_counted_apart():
     assert s["corner_split"] == (1, 1) and "break" not in s
     o["walls"]["break"] = ["S", 4]
     assert score(o, t)["corner_split"] == (0, 1)
+
+
+def test_under_a_resting_hand_a_break_not_read_is_no_mistake_but_a_wrong_one_is():
+    def walls(brk):
+        return {"walls": {"break": brk}}
+
+    assert score_resting_hand(walls(["E", 3]), truth()) == {"hand_break_not_wrong": (1, 1), "hand_break_read": (1, 1)}
+    assert score_resting_hand(walls(None), truth()) == {"hand_break_not_wrong": (1, 1), "hand_break_read": (0, 1)}
+    assert score_resting_hand(walls(["E", 5]), truth()) == {"hand_break_not_wrong": (0, 1), "hand_break_read": (0, 1)}
+    assert score_resting_hand(walls(["N", 7]), truth(**{"break": None})) == {"hand_no_false_break": (0, 1)}
+    assert score_resting_hand(walls(None), truth(break_at_corner=True)) == {"hand_no_false_break": (1, 1)}
 
 
 def test_live_tiles_count_only_when_the_break_is_right():

@@ -6,15 +6,15 @@ import pytest
 from companion.rules.variant import load_variant
 from companion.rules.wall import Square, break_wall
 from companion.vision.render.draw import render
-from companion.vision.render.scenes import random_scene, scene_variant, wall_state
+from companion.vision.render.scenes import random_scene, resting_hand, scene_variant, wall_state
 from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
 from companion.vision.walls import _arcs, _gap_readings
 
 
-def observe(seed: int, level: str = "easy", **kw):
+def observe(seed: int, level: str = "easy", hand: bool = False, **kw):
     sc = random_scene(seed, level, **kw)
     t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+    obs = analyse(render(resting_hand(sc, seed) if hand else sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
                   with_tiles=False)
     return obs, t
 
@@ -130,6 +130,25 @@ def test_dead_wall_follows_the_variant(name):
     sq = Square.for_variant(v)
     dead = dead_wall(v, sq.size, sq.index(brk.wall, brk.stack))
     assert [sq.stack_at(i) for i in dead] == list(brk.dead_wall)
+
+
+def test_a_hand_resting_on_a_wall_is_not_taken_for_the_break():
+    """The tops under a hand do not show: the wall looks broken there. Those stacks are reported
+    hidden and no break is read from them; nor are live tiles counted that cannot be seen."""
+    obs, t = observe(1, hand=True)  # MCR, broken at South's 14th; the hand lies on South's 7th and 8th
+    assert t["break"] == ["S", 14] and ["S", 7] in obs["walls"]["hidden"]
+    assert obs["walls"]["break"] is None and obs["walls"]["live_tiles"] is None
+    assert "the break cannot be read" in obs["walls"]["note"]
+    obs, t = observe(12, hand=True)  # riichi, walls built: the hand's edge cuts the tops like a split
+    assert t["break"] is None and obs["walls"]["hidden"]
+    assert obs["walls"]["break"] is None
+    # on another wall than the break's, the break is still read
+    obs, t = observe(7, hand=True)
+    assert obs["walls"]["hidden"] and {s for s, _ in obs["walls"]["hidden"]} != {t["break"][0]}
+    assert obs["walls"]["break"] == t["break"] and obs["walls"]["live_tiles"] is None
+    # and without a hand nothing is hidden
+    obs, t = observe(7)
+    assert "hidden" not in obs["walls"] and obs["walls"]["live_tiles"] == t["live_tiles"]
 
 
 def test_no_break_on_a_built_wall():

@@ -275,3 +275,23 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
     return Scene(seed=seed, stacks=sq.n, table_size=table, walls=walls, offsets=offsets, wall_shift=wall_shift,
                  dice=dice, east_marker=marker, wind=wind, discards=discards, hands=hands, camera=cam, look=look,
                  truth=truth)
+
+
+def resting_hand(scene: Scene, seed: int) -> Scene:
+    """The same scene with a player's hand resting on a wall, as a still scene may show one: the
+    fingertips on the wall or just inside it, the arm reaching in from the player's side. Walls
+    under a hand look broken where they are not; the reading must not take that for the break."""
+    import copy
+
+    rng = np.random.default_rng([seed, 7])
+    layout = TableLayout(scene.table_size, scene.stacks)
+    cx, cy = layout.centre
+    side = SIDES[int(rng.integers(4))]
+    along = float(rng.uniform(-layout.half_length + 3, layout.half_length - 3))
+    reach = layout.inner + float(rng.uniform(-1, 3))  # from the centre to the fingertips
+    x, y = {"bottom": (cx + along, cy + reach), "top": (cx + along, cy - reach),
+            "left": (cx - reach, cy + along), "right": (cx + reach, cy + along)}[side]
+    angle = {"bottom": -90, "top": 90, "left": 0, "right": 180}[side] + float(rng.uniform(-25, 25))
+    out = copy.deepcopy(scene)
+    out.hands = [*scene.hands, Hand(x, y, angle, float(rng.uniform(3.5, 6)))]  # palm on the tops (3.2 cm)
+    return out
