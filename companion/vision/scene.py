@@ -47,8 +47,9 @@ SURE_TILE = 0.55
 DIE_AMONG_TILES = 3
 DIE_TILE_SHARE = 0.35
 #: a wall that looks this many stacks longer than the variant's is built for another variant: on
-#: 540 rendered scenes (`longest_wall`) walls read at most 0.48 over their true length
-LONGER_WALL = 0.7
+#: 540 rendered scenes (`wall_length`) walls read at most 0.48 over their true length; four whole
+#: walls shorter than the variant's agree in length to within this many stacks
+LONGER_WALL, SAME_LENGTH = 0.7, 0.5
 
 log = logging.getLogger(__name__)
 
@@ -210,11 +211,25 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     return None
 
 
-def longest_wall(walls: dict[str, WallReading]) -> float | None:
-    """How many stacks long the longest wall looks, whatever the variant says: its standing tops'
-    length over the stack pitch measured on it (None: no wall seen)."""
+def wall_length(walls: dict[str, WallReading], n: int) -> tuple[int, str] | None:
+    """How many stacks long the walls look, whatever the variant says, when that is not its `n`:
+    (stacks, "longer" or "shorter"), else None. A wall's length is its standing tops' length over
+    the stack pitch measured on it.
+
+    Longer: one wall is enough (stacks taken only shorten walls). Shorter: a wall with stacks
+    taken looks shorter too, so only four whole walls count, each one run of tops and all as
+    long as each other: stacks taken for the break and the deal form one run round the square
+    (R19, R24), which never shortens all four walls alike.
+    """
     seen = [sum(a1 - a0 for a0, a1 in r.runs) / r.pitch for r in walls.values() if r.runs and r.pitch > 0]
-    return max(seen) if seen else None
+    if not seen:
+        return None
+    if max(seen) > n + LONGER_WALL:
+        return round(max(seen)), "longer"
+    whole = len(seen) == 4 and all(len(r.runs) == 1 for r in walls.values())
+    if whole and max(seen) - min(seen) < SAME_LENGTH and round(float(np.mean(seen))) < n:
+        return round(float(np.mean(seen))), "shorter"
+    return None
 
 
 def dead_wall(variant: Variant, size: int, at: int) -> list[int]:
@@ -435,12 +450,12 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         walls_json["note"] = (f"something lies over {len(hidden)} stack{'s' if len(hidden) > 1 else ''} of the walls "
                               "(a hand?): " + ("the break cannot be read and " if at is None else "")
                               + "the live tiles cannot be counted")
-    longest = longest_wall(walls)
-    if longest is not None and longest > sq.n + LONGER_WALL:
-        walls_json["stacks_seen"] = round(longest)
-        longer = (f"a wall looks {round(longest)} stacks long, but the variant {variant.name} builds "
-                  f"{sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
-        walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), longer)))
+    length = wall_length(walls, sq.n)
+    if length is not None:
+        walls_json["stacks_seen"], how = length
+        other = (f"{'a wall looks' if how == 'longer' else 'the walls look'} {length[0]} stacks long, but the "
+                 f"variant {variant.name} builds {sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
+        walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
 
     # dice: inside the walls (R18), read on a finer top-down view of the square
     view, M = dice_view(image, cal, layout)

@@ -206,9 +206,9 @@ class TableWatcher(Worker):
         self._check_break(obs, state)
         hand = (state.game, state.hand)
         seen = (obs.get("walls") or {}).get("stacks_seen")
-        if seen is not None:  # walls built for another variant: every stack number would be off
+        if seen is not None:  # walls built for another variant (longer or shorter): every stack number would be off
             n = state.variant.stacks_per_wall
-            self._warn_once(("walls", state.game, seen), "walls_longer",
+            self._warn_once(("walls", state.game, seen), "wrong_wall_length",
                             f"The walls look {seen} stacks long, but {state.variant.title} builds {n}: "
                             "is this the right variant?", observed=seen, expected=n, variant=state.variant.title)
         marker = obs.get("east_marker")

@@ -153,7 +153,7 @@ def client_strings() -> dict[str, str]:
         "warn_wrong_marker": _("The %(east)s marker stands at %(seat)s's seat, but %(east)s is %(player)s."),
         "warn_wrong_wind": _("The wind disc shows %(shown)s, but this is the %(round)s round."),
         "warn_few_tiles": _("Tiles left in the live wall: %(n)s."),
-        "warn_walls_longer": _("The walls look %(seen)s stacks long, but %(variant)s builds %(n)s: is this the right variant?"),
+        "warn_wall_length": _("The walls look %(seen)s stacks long, but %(variant)s builds %(n)s: is this the right variant?"),
         "warn_rethrow": _("Die %(die)s is cocked: throw it again (R18)."),
         "warn_dice_refused": _("Dice %(faces)s not counted: %(reason)s"),
         "warn_dice_disconnected": _("The dice box was disconnected; reconnecting …"),

@@ -109,7 +109,7 @@ def test_a_right_break_is_recorded_without_a_warning(table, watcher):
     image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
     still_frames(watcher, image)
     assert table.state.break_check()["ok"] is True
-    assert not [m for m in watcher.heard if m.topic == "warning" and m.data["code"] in ("wrong_break", "walls_longer")]
+    assert not [m for m in watcher.heard if m.topic == "warning" and m.data["code"] in ("wrong_break", "wrong_wall_length")]
 
 
 def test_walls_built_longer_than_the_games_variant_warn_once(tmp_path, table, watcher):
@@ -125,9 +125,28 @@ def test_walls_built_longer_than_the_games_variant_warn_once(tmp_path, table, wa
     obs = still_frames(watcher, image)
     assert obs["walls"]["stacks_seen"] == 19 and "is the variant right?" in obs["walls"]["note"]
     still_frames(watcher, image, start=10.0)
-    said = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "walls_longer"]
+    said = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_wall_length"]
     assert len(said) == 1
     assert (said[0]["observed"], said[0]["expected"], said[0]["variant"]) == (19, 18, "Classical Chinese")
+
+
+def test_walls_built_shorter_than_the_games_variant_warn_once(tmp_path, table, watcher):
+    """The other way round: a game started with jokers (19 a side) on a table built with 18. A
+    shorter wall may be one with stacks taken, so only four whole walls all as short say so."""
+    from companion.vision.render.scenes import scene_variant
+
+    store = EventStore(tmp_path / "jokers.sqlite3")
+    game = Table(store, watcher.hub)
+    game.start_game(scene_variant("classical-19"), ["Ann", "Bob", "Cat", "Dan"])
+    w = TableWatcher(game, game.hub, None, watcher.settings)
+    image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))  # 18 a side, whole
+    obs = still_frames(w, image)
+    assert obs["walls"]["stacks_seen"] == 18 and "the walls look 18 stacks long" in obs["walls"]["note"]
+    said = [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_wall_length"]
+    assert [(d["observed"], d["expected"]) for d in said] == [(18, 19)]
+    # read with its own variant, the same table says nothing of its length
+    assert "stacks_seen" not in still_frames(watcher, image)["walls"]
+    store.close()
 
 
 def test_a_cocked_die_asks_for_a_rethrow_and_waits(table, watcher):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import cv2
+import pytest
 
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import random_scene, resting_hand
@@ -61,17 +62,21 @@ def test_observe_says_which_stacks_lie_under_a_hand(tmp_path):
     assert "walls: something lies over 5 stacks of the walls (a hand?)" in r.stdout
 
 
-def test_observe_says_when_the_walls_are_longer_than_the_variant_builds(tmp_path):
-    """19 stacks a side (a set with jokers) read as classical (18): the stack numbers would be off."""
-    image, _ = render(random_scene(1, "easy", stage="built", variant_name="classical-19"))
+@pytest.mark.parametrize("built,said", [
+    # 19 stacks a side (a set with jokers) read as classical (18): one wall too long is enough
+    ("classical-19", "a wall looks 19 stacks long"),
+    # a riichi table (17 a side) read as classical: four whole walls, all one stack short
+    ("riichi", "the walls look 17 stacks long"),
+])
+def test_observe_says_when_the_walls_are_not_as_long_as_the_variant_builds(tmp_path, built, said):
+    image, _ = render(random_scene(1, "easy", stage="built", variant_name=built))
     path = tmp_path / "t.png"
     cv2.imwrite(str(path), image)
     r = run(str(path), "--variant", "classical")
     assert r.returncode == 0, r.stderr
-    assert ("walls: a wall looks 19 stacks long, but the variant classical builds 18: is the variant right?"
-            in r.stdout)
+    assert f"walls: {said}, but the variant classical builds 18: is the variant right?" in r.stdout
     obs = json.loads(run(str(path), "--variant", "classical", "--json").stdout)[0]
-    assert obs["walls"]["stacks_seen"] == 19
+    assert obs["walls"]["stacks_seen"] == int(said.split()[3])
 
 
 def test_the_summary_names_half_stacks_and_where_the_marker_and_disc_are():

@@ -117,9 +117,9 @@
         return w.observed && state ? fmt(S.warn_wrong_marker, { east: windName("E"), seat: windName(w.observed), player: state.seats.E }) : null;
       case "wrong_wind":
         return w.observed && w.expected ? fmt(S.warn_wrong_wind, { shown: windName(w.observed), round: windName(w.expected) }) : null;
-      case "walls_longer":
+      case "wrong_wall_length":
         return Number.isInteger(w.observed) && Number.isInteger(w.expected) && w.variant
-          ? fmt(S.warn_walls_longer, { seen: w.observed, n: w.expected, variant: w.variant }) : null;
+          ? fmt(S.warn_wall_length, { seen: w.observed, n: w.expected, variant: w.variant }) : null;
       case "few_tiles_left":
         return Number.isInteger(w.live_tiles) ? fmt(S.warn_few_tiles, { n: w.live_tiles }) : null;
       case "rethrow":
