@@ -10,7 +10,7 @@ the table, and `expected_*` what the game expects, so the cross-checks can be te
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import msgspec
 import numpy as np
@@ -281,8 +281,6 @@ def resting_hand(scene: Scene, seed: int) -> Scene:
     """The same scene with a player's hand resting on a wall, as a still scene may show one: the
     fingertips on the wall or just inside it, the arm reaching in from the player's side. Walls
     under a hand look broken where they are not; the reading must not take that for the break."""
-    import copy
-
     rng = np.random.default_rng([seed, 7])
     layout = TableLayout(scene.table_size, scene.stacks)
     cx, cy = layout.centre
@@ -292,6 +290,4 @@ def resting_hand(scene: Scene, seed: int) -> Scene:
     x, y = {"bottom": (cx + along, cy + reach), "top": (cx + along, cy - reach),
             "left": (cx - reach, cy + along), "right": (cx + reach, cy + along)}[side]
     angle = {"bottom": -90, "top": 90, "left": 0, "right": 180}[side] + float(rng.uniform(-25, 25))
-    out = copy.deepcopy(scene)
-    out.hands = [*scene.hands, Hand(x, y, angle, float(rng.uniform(3.5, 6)))]  # palm on the tops (3.2 cm)
-    return out
+    return replace(scene, hands=[*scene.hands, Hand(x, y, angle, float(rng.uniform(3.5, 6)))])  # palm on the tops
