@@ -217,16 +217,17 @@ def wall_length(walls: dict[str, WallReading], n: int) -> tuple[int, str] | None
     the stack pitch measured on it.
 
     Longer: one wall is enough (stacks taken only shorten walls). Shorter: a wall with stacks
-    taken looks shorter too, so only four whole walls count, each one run of tops and all as
-    long as each other: stacks taken for the break and the deal form one run round the square
-    (R19, R24), which never shortens all four walls alike.
+    taken looks shorter too, so only four whole walls count (no gap between their tops wider than
+    a split) and all as long as each other: stacks taken for the break and the deal form one run
+    round the square (R19, R24), which never shortens all four walls alike.
     """
     seen = [sum(a1 - a0 for a0, a1 in r.runs) / r.pitch for r in walls.values() if r.runs and r.pitch > 0]
     if not seen:
         return None
     if max(seen) > n + LONGER_WALL:
         return round(max(seen)), "longer"
-    whole = len(seen) == 4 and all(len(r.runs) == 1 for r in walls.values())
+    whole = len(seen) == 4 and all(s - e < 0.5 * r.pitch for r in walls.values()  # a split takes no stack
+                                   for (_, e), (s, _) in zip(r.runs, r.runs[1:]))
     if whole and max(seen) - min(seen) < SAME_LENGTH and round(float(np.mean(seen))) < n:
         return round(float(np.mean(seen))), "shorter"
     return None
