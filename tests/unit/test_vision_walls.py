@@ -48,6 +48,22 @@ def test_a_split_wall_breaks_where_it_is_split():
     assert obs["walls"]["live_tiles"] == t["live_tiles"] == 136 - 14
 
 
+def test_walls_split_for_the_break_still_tell_they_are_shorter_than_the_variant_builds():
+    """A split takes no stack (riichi), so four whole walls of 17 read as classical (18) say so;
+    a stack lifted for the break (classical) shortens its wall, and nothing is said."""
+    def length_seen(seed: int, as_variant: str):
+        sc = random_scene(seed, "easy")
+        t = sc.truth
+        obs = analyse(render(sc)[0], SceneSettings(scene_variant(as_variant), t["first_east_side"], t["dealer"]),
+                      with_tiles=False)
+        return t, obs["walls"].get("stacks_seen")
+
+    t, seen = length_seen(193, "classical")
+    assert (t["variant"], t["stage"], seen) == ("riichi", "broken", 17)
+    t, seen = length_seen(35, "classical-19")
+    assert (t["variant"], t["stage"], seen) == ("classical", "broken", None)
+
+
 def test_half_a_stack_at_the_open_end_of_the_live_wall():
     # R23/R24: play takes the live wall from its open end (R24 deals whole stacks; a draw in play takes one tile)
     obs, t = observe(37)
