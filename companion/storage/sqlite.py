@@ -203,6 +203,18 @@ class EventStore:
                 raise
         return Recorded(id=cur.lastrowid, game=game, at=at, event=event), True  # type: ignore[arg-type]
 
+    def note_refused(self, key: str, reason: str) -> None:
+        """Remember that the roll with this key was refused (the first reason stands)."""
+        with self._locked("write to"):
+            self._db.execute("INSERT OR IGNORE INTO refused_rolls (key, at, reason) VALUES (?, ?, ?)",
+                             (key, datetime.now(timezone.utc).isoformat(), reason))
+
+    def refusal(self, key: str) -> str | None:
+        """Why the roll with this key was refused, or None when it never was."""
+        with self._locked("read"):
+            row = self._db.execute("SELECT reason FROM refused_rolls WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
     # --- reading ------------------------------------------------------------------------------
     def _record(self, row) -> Recorded:
         return _record(row)

@@ -164,6 +164,31 @@ def test_a_roll_the_game_refuses_is_acknowledged_warned_about_once_and_counted(t
     assert s["refused"] == 1 and s["last_roll"]["status"] == "refused"
 
 
+def test_a_refused_roll_sent_again_after_a_restart_is_not_counted_in_the_next_game(tmp_path):
+    """The box resends a roll until it hears the ACK, also across a restart of the companion: a
+    roll refused (the game was over) whose ACK was lost must not become the next game's first
+    throw, nor be reported again."""
+    path = tmp_path / "games.sqlite3"
+    store = EventStore(path)
+    table = Table(store, Hub())
+    table.start_game(load_variant("classical"), ["Ann", "Bob", "Cat", "Dan"])
+    for _ in range(16):  # R14: the game is over
+        table.record(HandWon(winner=(table.state.dealer + 1) % 4))
+    DiceLink("loop://", table).process(frame("ROLL", "b1", 1, 3, 4))  # refused; the ACK is lost
+    store.close()
+
+    store = EventStore(path)  # the companion restarts; a new game begins before the resend
+    table = Table(store, Hub())
+    heard = []
+    table.hub.subscribe(lambda m: heard.append(m.data), {"warning"})
+    table.start_game(load_variant("classical"), ["Ann", "Bob", "Cat", "Dan"])
+    link = DiceLink("loop://", table)
+    assert acks(link.process(frame("ROLL", "b1", 1, 3, 4))) == [Ack("b1", 1)]
+    assert dice_events(table) == [] and table.state.expected_throw()["by"] == "E"
+    assert heard == [] and link.status["duplicates"] == 1 and link.status["refused"] == 0
+    store.close()
+
+
 def test_a_roll_when_none_is_due_is_kept_unassigned(table):
     link = DiceLink("loop://", table)
     link.process(frame("ROLL", "b1", 1, 3, 4) + frame("ROLL", "b1", 2, 5, 6) + frame("ROLL", "b1", 3, 1, 1))

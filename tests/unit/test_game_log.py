@@ -203,8 +203,8 @@ def test_a_damaged_page_in_the_log_is_a_storage_error_not_a_crash(tmp_path):
     path = tmp_path / "games.sqlite3"
     _log_with_hands(path)
     data = bytearray(path.read_bytes())
-    assert len(data) > 8 * 4096
-    data[5 * 4096:6 * 4096] = b"\x13" * 4096  # a page of events overwritten
+    assert len(data) > 12 * 4096
+    data[10 * 4096:11 * 4096] = b"\x13" * 4096  # a page of events overwritten (past the tables' first pages)
     path.write_bytes(bytes(data))
     with pytest.raises(StorageError, match="cannot .* the game log .*malformed"):
         with EventStore(path) as store:

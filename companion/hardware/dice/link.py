@@ -113,7 +113,6 @@ class DiceLink(Worker):
         self._splitter = LineSplitter()
         self._lock = threading.Lock()
         super().__init__()
-        self._refused: set[str] = set()
         self._published_at = 0.0
         self._ever_connected = 0
         # link state, shown in status
@@ -240,8 +239,6 @@ class DiceLink(Worker):
         ack = [encode(Ack(boot_id, seq))]
         with self._lock:
             self.rolling = False
-        if key in self._refused:
-            return ack  # refused and reported before; its ACK got lost
         try:
             outcome = record_roll(self.table, faces, source=self.source, cocked=cocked,  # type: ignore[arg-type]
                                   boot_id=boot_id, seq=seq, key=key)
@@ -258,7 +255,6 @@ class DiceLink(Worker):
                 self.counts["duplicates"] += 1
             else:
                 self.counts["refused"] += 1
-                self._refused.add(key)
             if outcome.status != "duplicate":
                 self.last_roll = {"faces": faces, "cocked": cocked, "boot_id": boot_id, "seq": seq,
                                   "status": outcome.status, "reason": outcome.reason,

@@ -26,7 +26,8 @@ ECHO_SECONDS = 30.0
 
 @dataclass(frozen=True)
 class RollOutcome:
-    #: recorded: new in the game log; duplicate: its key was recorded before; refused: the game said no
+    #: recorded: new in the game log; duplicate: its key was recorded or refused before (a resend);
+    #: refused: the game said no
     status: Literal["recorded", "duplicate", "refused"]
     record: Recorded | None = None
     reason: str | None = None
@@ -45,7 +46,8 @@ def record_roll(
     """Record a throw; never raises for a roll the game refuses (it warns instead).
 
     A storage failure does raise (StorageError): then nothing is recorded and a dice box
-    must not be acknowledged, so that it sends the roll again.
+    must not be acknowledged, so that it sends the roll again. A refused roll with a `key` is
+    remembered in the log, so that a resend (also after a restart) is a duplicate, not a new roll.
     """
     event = DiceThrown(faces=list(faces), source=source, cocked=sorted(set(cocked)), boot_id=boot_id, seq=seq)
     if key is not None:
@@ -56,6 +58,9 @@ def record_roll(
                 log.warning("roll %s sent again with other faces (%s, recorded %s); the recorded one stands",
                             key, "+".join(map(str, faces)), "+".join(map(str, said)))
             return RollOutcome("duplicate", earlier)
+        refused = table.store.refusal(key)
+        if refused is not None:  # refused and reported before (maybe before a restart): never counted later
+            return RollOutcome("duplicate", reason=refused)
     try:
         record = table.record(event, key=key)
     except (GameRuleError, DiceError) as e:
@@ -64,6 +69,8 @@ def record_roll(
         table.hub.warn("dice_refused", f"Dice {shown} ({source}) not counted: {e}",
                        faces=list(faces), source=source, reason=str(e), key=key,
                        reason_template=e.template, reason_params=dict(e.params))
+        if key is not None:
+            table.store.note_refused(key, str(e))
         return RollOutcome("refused", reason=str(e))
     due = table.state.expected_throw() if table.state else None
     for die in event.cocked:
