@@ -421,7 +421,8 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
                           "gaps": _gaps(heights), "splits": reading.splits,
                           "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1], "hidden": reading.hidden}
     hidden = sorted(sq.index(seats[side], k) for side, r in walls.items() for k in r.hidden)
-    at = find_break(variant, ring, splits, set(high) if lift and on_top else set())
+    loose_seen = set(high) if lift and on_top else set()
+    at = find_break(variant, ring, splits, loose_seen)
     if hidden and at is not None:
         # a hand resting on a wall looks like stacks taken away or a split, and the wall's other
         # stacks are numbered from runs it cut short: the break stands only on another wall, and
@@ -429,7 +430,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         under = {i // sq.n for i in hidden}
         whole = [2 if i // sq.n in under else hgt for i, hgt in enumerate(ring)]
         unsplit = {i: w for i, w in splits.items() if i // sq.n not in under}
-        if at // sq.n in under or find_break(variant, whole, unsplit, set(high) if lift and on_top else set()) != at:
+        if at // sq.n in under or find_break(variant, whole, unsplit, loose_seen) != at:
             at = None
     live, loose = None, []
     if at is not None:

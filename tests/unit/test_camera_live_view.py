@@ -126,6 +126,7 @@ def test_overlay_writes_what_has_no_place_in_the_picture():
     assert overlay._summary(obs) == "break at S16 | 83 live tiles | East marker at E | wind disc S"
     covered = {"walls": {"break": None, "live_tiles": None, "hidden": [["N", 5], ["N", 6]]}}
     assert overlay._summary(covered) == "2 stacks under a hand"
+    assert overlay._summary({"walls": {"hidden": [["N", 5]]}}) == "1 stack under a hand"
     assert overlay._summary({"walls": {"break": "S16", "live_tiles": "83"}}) == ""  # malformed: left out
     out, drawn = overlay.draw(img, obs)
     assert drawn == 0 and out[:22].any() and not out[30:].any()

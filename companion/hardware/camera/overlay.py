@@ -140,7 +140,8 @@ def _summary(observation: dict[str, Any]) -> str:
         if isinstance(walls.get("live_tiles"), int):
             parts.append(f"{walls['live_tiles']} live tiles")
         if isinstance(walls.get("hidden"), list) and walls["hidden"]:
-            parts.append(f"{len(walls['hidden'])} stacks under a hand")
+            n = len(walls["hidden"])
+            parts.append(f"{n} stack{'s' if n > 1 else ''} under a hand")
     if isinstance(observation.get("east_marker"), str):
         parts.append(f"East marker at {observation['east_marker']}")
     if isinstance(observation.get("wind_shown"), str):

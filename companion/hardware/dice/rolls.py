@@ -65,12 +65,12 @@ def record_roll(
         record = table.record(event, key=key)
     except (GameRuleError, DiceError) as e:
         shown = "+".join(str(f) for f in faces)
+        if key is not None:  # first, so that the players are told only once it is remembered
+            table.store.note_refused(key, str(e))
         log.warning("roll %s from %s not counted: %s", shown, source, e)
         table.hub.warn("dice_refused", f"Dice {shown} ({source}) not counted: {e}",
                        faces=list(faces), source=source, reason=str(e), key=key,
                        reason_template=e.template, reason_params=dict(e.params))
-        if key is not None:
-            table.store.note_refused(key, str(e))
         return RollOutcome("refused", reason=str(e))
     due = table.state.expected_throw() if table.state else None
     for die in event.cocked:
