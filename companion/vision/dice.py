@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -64,6 +64,13 @@ DET_MIRROR = True
 MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
 #: a die is flagged cocked when the face model's cocked probability is at least this
 COCKED_P = 0.5
+#: R18: a die comes to rest cocked only leaning on something, and at a throw the square inside the
+#: walls holds the walls and the dice alone. On a table view a die farther than LEAN_REACH_WALL of
+#: its sides from the square's edge and LEAN_REACH_DIE from every other die lies flat, whatever the
+#: face model says: its flat/cocked overlap is a flat marbled die seen from a camera off to one side,
+#: whose side faces' swirls pass for a second face's pips. A leaning die's centre lies at most 0.74
+#: of a side from what it leans on (`render.scenes.lean`); the view's edge is 0.3 cm inside the walls.
+LEAN_REACH_WALL, LEAN_REACH_DIE = 1.2, 2.0
 
 
 class DiceModelError(CompanionError, RuntimeError):
@@ -263,6 +270,19 @@ class DiceReader:
             out.append(DieReading(face, box, cocked, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
                                   round(s * p_die, 4)))
         return out
+
+
+def flat_in_the_open(readings: list[DieReading], die_px: float, size: tuple[int, int]) -> list[DieReading]:
+    """`readings` of a view of the square inside the walls (h, w = `size`) with the cocked flag
+    taken off every die that has nothing to lean on (`LEAN_REACH_WALL`, `LEAN_REACH_DIE`, R18)."""
+    h, w = size
+    out = []
+    for d in readings:
+        x, y = d.centre
+        wall = min(x, y, w - x, h - y) <= LEAN_REACH_WALL * die_px
+        die = any(np.hypot(x - o.centre[0], y - o.centre[1]) <= LEAN_REACH_DIE * die_px for o in readings if o is not d)
+        out.append(d if not d.cocked or wall or die else replace(d, cocked=False))
+    return out
 
 
 def _check(img) -> None:

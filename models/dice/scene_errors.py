@@ -3,7 +3,8 @@
     python models/dice/scene_errors.py [--seed 0] [--count 510] [--cache DIR] [--models DIR] [--show OUT]
 
 Renders the scenes `companion bench scenes` renders (same seeds, same levels), warps each to the
-top-down view of the square that `scene.analyse` gives the reader, and reads the dice there. The
+top-down view of the square that `scene.analyse` gives the reader, and reads the dice there as it
+does (`dice.judge`, then `dice.flat_in_the_open`). The
 views and their truth are cached (`--cache`, default build/scenes-<seed>-<count>), so a second run
 only reads. Prints the bench's "dice exact" and "no dice seen when none" per level and counts
 per mistake: a die missed, a die read where there is none (on a face-up tile or elsewhere), a
@@ -118,6 +119,15 @@ def keep(c: dict) -> dict | None:
     return {"face": int(np.argmax(c["p"][1:7])) + 1, "cocked": cocked, "box": c["box"]} if ok else None
 
 
+def read_view(cands: list[dict], die_px: float, size: tuple[int, int]) -> list[dict]:
+    """The readings `scene.analyse` keeps from one view's candidates: `keep`, then no die flagged
+    cocked with nothing to lean on (`dice.flat_in_the_open`)."""
+    got = [reader.DieReading(r["face"], r["box"], r["cocked"], ((r["box"][0] + r["box"][2]) / 2,
+                                                              (r["box"][1] + r["box"][3]) / 2), c["s"])
+           for c in cands if (r := keep(c))]
+    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.flat_in_the_open(got, die_px, size)]
+
+
 def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> dict:
     levels: dict[str, list[int]] = {}
     kinds: Counter = Counter()
@@ -182,8 +192,11 @@ if __name__ == "__main__":
     cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}"
     scenes = render_views(args.seed, args.count, cache)
     rd = reader.DiceReader(args.models)
-    cands = [candidates(rd, cv2.imread(str(cache / sc["name"])), sc["die_px"], sc.get("foot")) for sc in scenes]
-    readings = [[r for c in cs if (r := keep(c))] for cs in cands]
+    cands, readings = [], []
+    for sc in scenes:
+        view = cv2.imread(str(cache / sc["name"]))
+        cands.append(candidates(rd, view, sc["die_px"], sc.get("foot")))
+        readings.append(read_view(cands[-1], sc["die_px"], view.shape[:2]))
     report(scenes, readings, f"{len(scenes)} scenes from seed {args.seed}: dice exact / none seen")
     cocked_margin(scenes, cands)
     if args.dump:

@@ -4,7 +4,7 @@ Two kinds, each a list of (image BGR uint8, dice [{face, cocked, box}]):
 
 * `table_views`: rendered table scenes (`companion.vision.render`), calibrated from their markers
   and warped to the top-down view of the square inside the walls, exactly as `scene.analyse`
-  does; more dice than a game has (0–7, some cocked against a wall or another die, some touching),
+  does; more dice than a game has (0–7, some cocked, each leaning on a wall or another die, some touching),
   with the scene's discards, walls and hands around them as things that are not dice. Discards
   are drawn in both looks the camera simulator has (the `render` extra's tile art and the
   procedural stand-in of a plain install), and their boxes are kept as "tiles" so training can
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -29,7 +30,7 @@ from companion.vision.render import tiles as tile_look
 from companion.vision.render.dice import DieLook, die_cuboid, die_faces, paint_die
 from companion.vision.render.draw import Cuboid, make_view, render
 from companion.vision.render.scene import Camera, Die
-from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
+from companion.vision.render.scenes import LEVELS, drawn_wall_face, lean, random_scene, scene_variant
 from companion.vision.scene import DICE_PX_PER_CM, box_through, dice_view, dice_view_foot
 
 
@@ -41,7 +42,7 @@ def _box(pts: np.ndarray) -> list[float]:
 
 
 def _scatter_dice(rng: np.random.Generator, layout: TableLayout, taken: list[tuple[float, float, float]],
-                  n: int) -> list[Die]:
+                  n: int, wall_face=None) -> list[Die]:
     cx, cy = layout.centre
     inner = layout.inner
     dice: list[Die] = []
@@ -68,6 +69,13 @@ def _scatter_dice(rng: np.random.Generator, layout: TableLayout, taken: list[tup
         dice.append(Die(face=int(rng.integers(1, 7)), x=float(x), y=float(y), angle=float(rng.uniform(0, 360)),
                         cocked=bool(cocked), tilt=float(rng.uniform(20, 50)), colour=int(rng.integers(7)),
                         turn=int(rng.integers(4)), size=float(rng.uniform(1.6, 2.0))))
+    # R18: a die rests cocked only leaning on something: each cocked die is moved against its
+    # nearest standing wall or die, tipped onto it, as the bench's scenes draw it (no draws of
+    # their own, so the rest of the picture stays the same); with no room anywhere it lies flat
+    for i, d in enumerate(dice):
+        if d.cocked:
+            spots = [t for t in taken if t[:2] != (d.x, d.y)]
+            dice[i] = lean(d, layout, [o for o in dice if o is not d], spots, wall_face) or replace(d, cocked=False)
     return dice
 
 
@@ -102,7 +110,8 @@ def table_view(seed: int, level: str | None = None):
     sc = random_scene(seed, level)
     layout = TableLayout(sc.table_size, sc.stacks)
     taken = [(d.x, d.y, 3.0) for d in sc.discards]
-    sc.dice = _scatter_dice(rng, layout, taken, int(rng.integers(0, 8)))
+    sc.dice = _scatter_dice(rng, layout, taken, int(rng.integers(0, 8)),
+                            drawn_wall_face(layout, sc.walls, sc.offsets, sc.wall_shift))
     stand_in = tile_look._tile_art() is None or rng.random() < 0.5  # both looks of the discards
     with _stand_in_tiles() if stand_in else contextlib.nullcontext():
         image, truth = render(sc)

@@ -1,6 +1,7 @@
 """The dice reader: the shipped models load and read real and rendered dice; bad input is refused."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -10,8 +11,9 @@ import pytest
 from companion.errors import CompanionError, ImageError
 from companion.vision import dice as dice_reader
 from companion.vision.dice import DiceModelError, DiceReader, face_crop, find_dice
+from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
-from companion.vision.render.scenes import random_scene, scene_variant
+from companion.vision.render.scenes import lean, random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
 
 FIXTURES = Path(__file__).resolve().parents[2] / "models" / "dice" / "fixtures"
@@ -152,6 +154,10 @@ def _scene_with_dice(seed: int, dice):
     cx, cy = sc.table_size[0] / 2, sc.table_size[1] / 2
     sc.dice = [Die(face=f, x=cx - 6 + 6 * i, y=cy + (i % 2) * 3, angle=17.0 * i + 5, cocked=c, colour=i + seed,
                    turn=i) for i, (f, c) in enumerate(dice)]
+    layout = TableLayout(sc.table_size, sc.stacks)
+    for i, d in enumerate(sc.dice):
+        if d.cocked:  # R18: as a cocked die comes to rest, leaning on the nearest die or wall
+            sc.dice[i] = lean(d, layout, [o for o in sc.dice if o is not d])
     return sc
 
 
@@ -206,6 +212,38 @@ def test_a_cocked_die_is_flagged():
     got = _read(_scene_with_dice(3, [(5, False), (2, True)]))
     assert len(got) == 2
     assert [d["cocked"] for d in sorted(got, key=lambda d: d["box"][0])] == [False, True]
+
+
+def test_a_die_cocked_against_a_wall_is_flagged():
+    """R18: the other way a die comes to rest cocked, leaning on the wall."""
+    sc = _scene_with_dice(4, [(3, False), (6, False)])
+    layout = TableLayout(sc.table_size, sc.stacks)
+    sc.dice[1] = lean(replace(sc.dice[1], cocked=True, y=layout.centre[1] + layout.inner - 3), layout)
+    got = sorted(_read(sc), key=lambda d: d["box"][1])
+    assert [d["cocked"] for d in got] == [False, True]
+
+
+def _reading(x, y, cocked=True, side=22.0):
+    from companion.vision.dice import DieReading
+
+    return DieReading(4, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), cocked, (x, y), 0.9)
+
+
+def test_a_die_with_nothing_to_lean_on_lies_flat():
+    """R18: a die rests cocked only against something; at a throw the square holds the walls and
+    the dice alone, so a die read as cocked out in the open is taken as flat (the face model's
+    doubt on marbled dice), one near a wall or the other die keeps its flag."""
+    side, size = 22.0, (504, 504)
+    reach_wall, reach_die = dice_reader.LEAN_REACH_WALL * side, dice_reader.LEAN_REACH_DIE * side
+    alone = dice_reader.flat_in_the_open([_reading(250, 250), _reading(100, 400, cocked=False)], side, size)
+    assert [d.cocked for d in alone] == [False, False] and [d.face for d in alone] == [4, 4]
+    by_wall = dice_reader.flat_in_the_open([_reading(reach_wall - 1, 250), _reading(250, 504 - reach_wall + 1)], side, size)
+    assert [d.cocked for d in by_wall] == [True, True]
+    assert [d.cocked for d in dice_reader.flat_in_the_open([_reading(reach_wall + 1, 250)], side, size)] == [False]
+    pair = dice_reader.flat_in_the_open([_reading(250, 250), _reading(250 + reach_die - 1, 250, cocked=False)], side, size)
+    assert [d.cocked for d in pair] == [True, False]
+    apart = dice_reader.flat_in_the_open([_reading(250, 250), _reading(250 + reach_die + 1, 250, cocked=False)], side, size)
+    assert [d.cocked for d in apart] == [False, False]
 
 
 DISCARDS = ["2s", "4s", "6s", "8s", "9s", "3p", "5p", "8p", "9p", "7m", "1z", "5z", "7z", "2f"]

@@ -96,3 +96,54 @@ def test_truth_says_when_a_hand_hides_the_east_marker():
     assert pixels["hidden"]["east_marker"] > 0.5 and pixels["hidden"]["wind"] == 0.0
     sc.hands = []
     assert render(sc)[1]["hidden"] == {"east_marker": 0.0, "wind": 0.0}
+
+
+def test_a_cocked_die_leans_on_the_nearest_wall_or_die():
+    """R18: a die rests cocked only against something; the scenes draw it so, its raised edge
+    on the support and its top tipped towards it."""
+    import math
+
+    from companion.vision.geometry import TableLayout
+    from companion.vision.render.scene import Die
+    from companion.vision.render.scenes import lean
+
+    layout = TableLayout((90.0, 90.0), 18)
+    cx, cy = layout.centre
+    r = layout.inner
+    die = Die(face=2, x=cx + 3, y=cy + r - 4, cocked=True, tilt=35)
+    reach = die.size / 2 * (math.cos(math.radians(35)) + math.sin(math.radians(35)))
+    by_wall = lean(die, layout, [Die(face=5, x=cx - 10, y=cy)])
+    assert by_wall.x == die.x and by_wall.y == pytest.approx(cy + r - reach, abs=0.1)
+    # its local −y axis, where it falls, points at the wall (+y)
+    a = math.radians(by_wall.angle)
+    assert (math.sin(a), -math.cos(a)) == pytest.approx((0.0, 1.0), abs=1e-9)
+    other = Die(face=5, x=cx + 3, y=cy + r - 7)
+    by_die = lean(die, layout, [other])  # the other die is nearer than the wall
+    assert by_die.y == pytest.approx(other.y + other.size / 2 + reach, abs=0.1) and by_die.x == pytest.approx(die.x)
+    # no room beside anything: nothing to lean on
+    blocked = [(die.x, cy + r - 1.5, 1.9), (die.x, cy - r + 1.5, 1.9), (cx + r - 1.5, die.y, 1.9), (cx - r + 1.5, die.y, 1.9)]
+    assert lean(die, layout, [], taken=blocked) is None
+    assert lean(die, layout, [], taken=blocked[1:]).y == by_wall.y
+    # never against a wall where no stack stands (taken for the deal, R24)
+    from companion.vision.geometry import SIDES
+    from companion.vision.render.scenes import drawn_wall_face
+
+    walls = {side: [2] * 18 for side in SIDES}
+    walls[layout.side_of_point(die.x, die.y)] = [2] * 9 + [0] * 9
+    face = drawn_wall_face(layout, walls, {side: [0.0] * 18 for side in SIDES}, {})
+    left_standing = lean(die, layout, [], wall_face=face)
+    assert (left_standing.x, left_standing.y) == (by_wall.x, by_wall.y)  # the stack behind it stands
+    walls[layout.side_of_point(die.x, die.y)] = [0] * 9 + [2] * 9
+    gone = lean(die, layout, [], wall_face=drawn_wall_face(layout, walls, {side: [0.0] * 18 for side in SIDES}, {}))
+    assert gone.y < by_wall.y - 1 or gone.x != by_wall.x
+    # the bench's scenes draw every cocked die so
+    seen = 0
+    for seed in range(40):
+        sc = random_scene(seed, "medium")
+        own = TableLayout(sc.table_size, sc.stacks)
+        for d in (d for d in sc.dice if d.cocked):
+            to_wall = own.inner - max(abs(d.x - own.centre[0]), abs(d.y - own.centre[1]))
+            to_die = min((math.hypot(d.x - o.x, d.y - o.y) - o.size / 2 for o in sc.dice if o is not d), default=99)
+            assert min(to_wall - 0.6, to_die) < d.size, (seed, d)  # walls are shifted by up to 0.6 cm
+            seen += 1
+    assert seen >= 3

@@ -83,7 +83,7 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
     from companion.rules.wall import Square
     from companion.vision.geometry import SIDES, TableLayout, seat_sides
     from companion.vision.render.scene import Camera, Die, Look, Marker, WindDisc
-    from companion.vision.render.scenes import wall_state
+    from companion.vision.render.scenes import lean, wall_state
 
     variant = state.variant
     sq = Square.for_variant(variant)
@@ -109,6 +109,8 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
     for i, face in enumerate(faces):
         dice.append(Die(face=max(1, face), x=cx - 4 + 8 * i + float(rng.uniform(-2, 2)), y=cy + float(rng.uniform(-3, 3)),
                         angle=float(rng.uniform(0, 90)), cocked=i in cocked, colour=i, size=vision_settings.die_cm))
+    for i in cocked:  # R18: a cocked die leans on the other die or a wall
+        dice[i] = lean(dice[i], layout, [d for d in dice if d is not dice[i]]) or dice[i]
     dist = layout.inner + layout.tile.depth + 8
     east_side = sides["E"]
     mx, my = {"bottom": (cx + 12, cy + dist), "top": (cx - 12, cy - dist),

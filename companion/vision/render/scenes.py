@@ -20,7 +20,7 @@ from companion.rules.tiles import ALL_CODES
 from companion.rules.variant import TilesSpec, Variant, load_variant
 from companion.rules.wall import LAYERS, Square, break_wall
 from companion.vision import markers_spec
-from companion.vision.geometry import SIDES, TableLayout, seat_sides
+from companion.vision.geometry import SIDES, WALL_FRAMES, TableLayout, seat_sides
 from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
 
 LEVELS = ("easy", "medium", "hard")
@@ -143,6 +143,59 @@ def _free(x: float, y: float, taken: list[tuple[float, float, float]], r: float)
     return all(math.hypot(x - a, y - b) > r + rr for a, b, rr in taken)
 
 
+def lean(die: Die, layout: TableLayout, others: list[Die] = (), taken: list[tuple[float, float, float]] = (),
+         wall_face=None) -> Die | None:
+    """`die` cocked the only way a die comes to rest cocked (R18): tipped onto an edge, leaning
+    against the nearest standing wall or other die. None when there is no room beside any of them.
+
+    `taken`: (x, y, radius) of things the die must keep clear of (the support excepted).
+    `wall_face(side, x, y)`: how far from the centre the inner face of the wall on `side` lies
+    beside the table point (x, y), or None where no stack stands there (default: whole walls at
+    `layout.inner`). The die falls towards its local −y side (`render.dice.die_cuboid`), so its
+    raised edge, the one that rests on the support, lies (size / 2)(cos tilt + sin tilt) from
+    its centre that way."""
+    cx, cy = layout.centre
+    t = math.radians(die.tilt)
+    reach = die.size / 2 * (math.cos(t) + math.sin(t)) + 0.05
+    options = []  # (contact point, unit direction from the die to it, the support's own spot)
+    for side in SIDES:
+        nx, ny = (-v for v in WALL_FRAMES[side].inward)
+        at = layout.inner if wall_face is None else wall_face(side, die.x, die.y)
+        if at is not None:
+            options.append(((cx + nx * at if nx else die.x, cy + ny * at if ny else die.y), (nx, ny), None))
+    for o in others:
+        dx, dy = o.x - die.x, o.y - die.y
+        n = math.hypot(dx, dy) or 1.0
+        options.append(((o.x - dx / n * o.size / 2, o.y - dy / n * o.size / 2), (dx / n, dy / n), (o.x, o.y)))
+    options.sort(key=lambda o: math.hypot(o[0][0] - die.x, o[0][1] - die.y))
+    r = layout.inner + 0.6  # inside the walls, which the scenes shift by up to 0.6 cm
+    for (px, py), (dx, dy), own in options:
+        x, y = px - dx * reach, py - dy * reach
+        clear = [c for c in taken if own is None or math.hypot(c[0] - own[0], c[1] - own[1]) > 1e-6]
+        if abs(x - cx) <= r - reach + 1e-6 and abs(y - cy) <= r - reach + 1e-6 and _free(x, y, clear, die.size * 0.75):
+            # yaw: the die's local −y axis, (sin a, −cos a) after `_yaw(a)`, points at the support
+            return replace(die, x=float(x), y=float(y), angle=math.degrees(math.atan2(dx, -dy)))
+    return None
+
+
+def drawn_wall_face(layout: TableLayout, walls: dict[str, list[int]], offsets: dict[str, list[float]],
+                    wall_shift: dict[str, tuple[float, float]]):
+    """`lean`'s `wall_face` for walls drawn as `render.draw` draws them: stacks standing, pushed
+    along their wall (`offsets`) and the whole wall shifted (`wall_shift`)."""
+    w, n = layout.tile.width, layout.stacks
+    c = np.array(layout.centre)
+
+    def face(side: str, x: float, y: float) -> float | None:
+        along = float(np.dot(np.array([x, y]) - c, WALL_FRAMES[side].u))
+        shift_along, shift_out = wall_shift.get(side, (0.0, 0.0))
+        for k, height in enumerate(walls[side], 1):
+            if height > 0 and abs(along - ((k - (n + 1) / 2) * w + offsets[side][k - 1] + shift_along)) <= w / 2:
+                return layout.inner + shift_out
+        return None
+
+    return face
+
+
 def random_scene(seed: int, level: str = "medium", stage: str | None = None, variant_name: str | None = None,
                  size: tuple[int, int] = (1280, 720)) -> Scene:
     """A random table scene; the same seed and level always give the same scene."""
@@ -211,6 +264,11 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
         dice.append(Die(face=int(rng.integers(1, 7)), x=float(x), y=float(y), angle=float(rng.uniform(0, 90)),
                         cocked=d == cocked_one, tilt=float(rng.uniform(28, 45)), colour=int(rng.integers(7)),
                         turn=int(rng.integers(4))))
+    if cocked_one >= 0:  # R18: it leans on a wall or the other die (no draw of its own: the rest stays the same)
+        me = dice[cocked_one]
+        leaning = lean(me, layout, [d for d in dice if d is not me], [t for t in taken if t[:2] != (me.x, me.y)],
+                       drawn_wall_face(layout, walls, offsets, wall_shift))
+        dice[cocked_one] = leaning if leaning is not None else replace(me, cocked=False)  # no room: it lies flat
 
     # East marker in front of the dealer (sometimes left at the wrong seat), the wind disc somewhere outside
     marker_seat = "E" if rng.random() < 0.8 else WINDS[int(rng.integers(1, 4))]
