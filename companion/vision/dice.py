@@ -62,15 +62,21 @@ DET_MIRROR = True
 #: round spot on a tray, while what the detector is sure of, the face model doubts and reads as
 #: cocked (two faces' pips side by side) is a face-up bamboo or circles tile (a discard)
 MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
-#: a die is flagged cocked when the face model's cocked probability is at least this
+#: a die is flagged cocked when the face model's cocked probability is at least this (and, for the
+#: keep rule above, "reads as cocked")
 COCKED_P = 0.5
 #: R18: a die comes to rest cocked only leaning on something, and at a throw the square inside the
-#: walls holds the walls and the dice alone. On a table view a die farther than LEAN_REACH_WALL of
-#: its sides from the square's edge and LEAN_REACH_DIE from every other die lies flat, whatever the
-#: face model says: its flat/cocked overlap is a flat marbled die seen from a camera off to one side,
-#: whose side faces' swirls pass for a second face's pips. A leaning die's centre lies at most 0.74
-#: of a side from what it leans on (`render.scenes.lean`); the view's edge is 0.3 cm inside the walls.
+#: walls holds the walls and the dice alone. On a table view (`cocked_on_table`) a die farther
+#: than LEAN_REACH_WALL of its sides from the square's edge and LEAN_REACH_DIE from every other die
+#: lies flat, whatever the face model says: its flat/cocked overlap is a flat marbled die seen from
+#: a camera off to one side, whose side faces' swirls pass for a second face's pips. A leaning
+#: die's centre lies at most 0.74 of a side from what it leans on (`render.scenes.lean`); the
+#: view's edge is 0.3 cm inside the walls.
 LEAN_REACH_WALL, LEAN_REACH_DIE = 1.2, 2.0
+#: …and a die that has something to lean on is flagged from this lower cocked probability: a cocked
+#: die let through moves the break, a flat die flagged costs one re-throw, and the dice in the open
+#: that a low cut would flag are settled by the rule above (models/dice/README.md)
+LEANING_COCKED_P = 0.2
 
 
 class DiceModelError(CompanionError, RuntimeError):
@@ -84,6 +90,7 @@ class DieReading:
     cocked: bool
     centre: tuple[float, float]  # view pixels
     score: float
+    p_cocked: float = 0.0  # the face model's cocked probability
 
     def to_json(self) -> dict:
         return {"face": self.face, "box": [round(v, 1) for v in self.box], "cocked": self.cocked}
@@ -268,20 +275,33 @@ class DiceReader:
             face = int(np.argmax(p[1:7])) + 1
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3]))
             out.append(DieReading(face, box, cocked, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
-                                  round(s * p_die, 4)))
+                                  round(s * p_die, 4), float(p[7])))
         return out
 
 
-def flat_in_the_open(readings: list[DieReading], die_px: float, size: tuple[int, int]) -> list[DieReading]:
-    """`readings` of a view of the square inside the walls (h, w = `size`) with the cocked flag
-    taken off every die that has nothing to lean on (`LEAN_REACH_WALL`, `LEAN_REACH_DIE`, R18)."""
+def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, int]) -> list[DieReading]:
+    """`readings` of a view of the square inside the walls (h, w = `size`), each die flagged cocked
+    (R18) when it has something to lean on within reach (`LEAN_REACH_WALL`, `LEAN_REACH_DIE`) and
+    its cocked probability is at least `LEANING_COCKED_P`; a die out in the open lies flat.
+
+    Of two dice leaning on nothing but each other, the one that reads less cocked is the other's
+    support, which lies flat, unless it reads cocked by the photos' cut (`COCKED_P`): the crop of
+    a flat die with a cocked one against it shows the leaning die's side."""
     h, w = size
-    out = []
-    for d in readings:
+
+    def near(d: DieReading, o: DieReading) -> bool:
+        return o is not d and np.hypot(d.centre[0] - o.centre[0], d.centre[1] - o.centre[1]) <= LEAN_REACH_DIE * die_px
+
+    def by_wall(d: DieReading) -> bool:
         x, y = d.centre
-        wall = min(x, y, w - x, h - y) <= LEAN_REACH_WALL * die_px
-        die = any(np.hypot(x - o.centre[0], y - o.centre[1]) <= LEAN_REACH_DIE * die_px for o in readings if o is not d)
-        out.append(d if not d.cocked or wall or die else replace(d, cocked=False))
+        return min(x, y, w - x, h - y) <= LEAN_REACH_WALL * die_px
+
+    leaning = [d.p_cocked >= LEANING_COCKED_P and (by_wall(d) or any(near(d, o) for o in readings)) for d in readings]
+    out = []
+    for d, lean in zip(readings, leaning):
+        holds = any(near(d, o) and ok and o.p_cocked > d.p_cocked for o, ok in zip(readings, leaning))
+        cocked = lean and (by_wall(d) or not holds or d.p_cocked >= COCKED_P)
+        out.append(d if cocked == d.cocked else replace(d, cocked=cocked))
     return out
 
 

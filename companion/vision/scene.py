@@ -23,7 +23,7 @@ from companion.rules.wall import Square
 from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
-from companion.vision.dice import find_dice, flat_in_the_open
+from companion.vision.dice import find_dice, cocked_on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import WallReading, read_walls
 
@@ -463,7 +463,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     view, M = dice_view(image, cal, layout)
     back = np.linalg.inv(M)
     die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
-    found = flat_in_the_open(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2])
+    found = cocked_on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2])
     dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table

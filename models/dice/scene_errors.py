@@ -4,7 +4,7 @@
 
 Renders the scenes `companion bench scenes` renders (same seeds, same levels), warps each to the
 top-down view of the square that `scene.analyse` gives the reader, and reads the dice there as it
-does (`dice.judge`, then `dice.flat_in_the_open`). The
+does (`dice.judge`, then `dice.cocked_on_table`). The
 views and their truth are cached (`--cache`, default build/scenes-<seed>-<count>), so a second run
 only reads. Prints the bench's "dice exact" and "no dice seen when none" per level and counts
 per mistake: a die missed, a die read where there is none (on a face-up tile or elsewhere), a
@@ -120,12 +120,12 @@ def keep(c: dict) -> dict | None:
 
 
 def read_view(cands: list[dict], die_px: float, size: tuple[int, int]) -> list[dict]:
-    """The readings `scene.analyse` keeps from one view's candidates: `keep`, then no die flagged
-    cocked with nothing to lean on (`dice.flat_in_the_open`)."""
+    """The readings `scene.analyse` keeps from one view's candidates: `keep`, then the cocked flag
+    as on a table (`dice.cocked_on_table`: only a die with something to lean on)."""
     got = [reader.DieReading(r["face"], r["box"], r["cocked"], ((r["box"][0] + r["box"][2]) / 2,
-                                                              (r["box"][1] + r["box"][3]) / 2), c["s"])
+                                                              (r["box"][1] + r["box"][3]) / 2), c["s"], c["p"][7])
            for c in cands if (r := keep(c))]
-    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.flat_in_the_open(got, die_px, size)]
+    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.cocked_on_table(got, die_px, size)]
 
 
 def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> dict:

@@ -223,27 +223,39 @@ def test_a_die_cocked_against_a_wall_is_flagged():
     assert [d["cocked"] for d in got] == [False, True]
 
 
-def _reading(x, y, cocked=True, side=22.0):
+def _reading(x, y, p_cocked=0.9, side=22.0):
     from companion.vision.dice import DieReading
 
-    return DieReading(4, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), cocked, (x, y), 0.9)
+    box = (x - side / 2, y - side / 2, x + side / 2, y + side / 2)
+    return DieReading(4, box, p_cocked >= dice_reader.COCKED_P, (x, y), 0.9, p_cocked)
 
 
-def test_a_die_with_nothing_to_lean_on_lies_flat():
+def test_a_die_is_cocked_only_with_something_to_lean_on():
     """R18: a die rests cocked only against something; at a throw the square holds the walls and
     the dice alone, so a die read as cocked out in the open is taken as flat (the face model's
-    doubt on marbled dice), one near a wall or the other die keeps its flag."""
+    doubt on marbled dice), while one near a wall or the other die is flagged from a lower
+    probability (a cocked die let through moves the break)."""
     side, size = 22.0, (504, 504)
     reach_wall, reach_die = dice_reader.LEAN_REACH_WALL * side, dice_reader.LEAN_REACH_DIE * side
-    alone = dice_reader.flat_in_the_open([_reading(250, 250), _reading(100, 400, cocked=False)], side, size)
-    assert [d.cocked for d in alone] == [False, False] and [d.face for d in alone] == [4, 4]
-    by_wall = dice_reader.flat_in_the_open([_reading(reach_wall - 1, 250), _reading(250, 504 - reach_wall + 1)], side, size)
-    assert [d.cocked for d in by_wall] == [True, True]
-    assert [d.cocked for d in dice_reader.flat_in_the_open([_reading(reach_wall + 1, 250)], side, size)] == [False]
-    pair = dice_reader.flat_in_the_open([_reading(250, 250), _reading(250 + reach_die - 1, 250, cocked=False)], side, size)
-    assert [d.cocked for d in pair] == [True, False]
-    apart = dice_reader.flat_in_the_open([_reading(250, 250), _reading(250 + reach_die + 1, 250, cocked=False)], side, size)
-    assert [d.cocked for d in apart] == [False, False]
+
+    def flags(*readings):
+        got = dice_reader.cocked_on_table(list(readings), side, size)
+        assert [d.face for d in got] == [4] * len(readings)
+        return [d.cocked for d in got]
+
+    assert flags(_reading(250, 250, 0.99), _reading(100, 400, 0.01)) == [False, False]  # out in the open
+    assert flags(_reading(reach_wall - 1, 250), _reading(250, 504 - reach_wall + 1)) == [True, True]  # by a wall
+    assert flags(_reading(reach_wall + 1, 250)) == [False]
+    assert flags(_reading(250, 250), _reading(250 + reach_die - 1, 250, 0.01)) == [True, False]  # by a die
+    assert flags(_reading(250, 250), _reading(250 + reach_die + 1, 250, 0.01)) == [False, False]
+    # leaning somewhere, a die is flagged from LEANING_COCKED_P, under the photos' COCKED_P
+    doubt = (dice_reader.LEANING_COCKED_P + dice_reader.COCKED_P) / 2
+    assert flags(_reading(10, 250, doubt), _reading(250, 10, dice_reader.LEANING_COCKED_P - 0.01)) == [True, False]
+    # of two dice leaning on nothing but each other, the surer is cocked and the other its support,
+    # unless that one reads cocked by the photos' cut too (its crop shows the leaning die's side)
+    assert flags(_reading(250, 250, 0.95), _reading(270, 250, doubt)) == [True, False]
+    assert flags(_reading(250, 250, 0.95), _reading(270, 250, 0.9)) == [True, True]
+    assert flags(_reading(reach_wall - 1, 250, 0.95), _reading(reach_wall - 1, 270, doubt)) == [True, True]  # by a wall
 
 
 DISCARDS = ["2s", "4s", "6s", "8s", "9s", "3p", "5p", "8p", "9p", "7m", "1z", "5z", "7z", "2f"]
