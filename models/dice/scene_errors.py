@@ -147,8 +147,8 @@ def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> di
 
 
 def cocked_margin(scenes: list[dict], all_cands: list[list[dict]], shown: int = 5) -> None:
-    """How far the cocked flag's cut (`dice.COCKED_P`) lies from the dice it must split: the
-    lowest cocked probabilities of truly cocked dice and the highest of flat ones."""
+    """How far the cocked flag's cut on a table (`dice.LEANING_COCKED_P`) lies from the dice it must
+    split: the lowest cocked probabilities of truly cocked dice and the highest of flat ones."""
     cocked, flat = [], []
     for sc, cs in zip(scenes, all_cands):
         for t in sc["dice"]:
@@ -157,7 +157,7 @@ def cocked_margin(scenes: list[dict], all_cands: list[list[dict]], shown: int = 
                 (cocked if t["cocked"] else flat).append((c["p"][7], sc["name"]))
     cocked.sort()
     flat.sort(reverse=True)
-    print(f"  P(cocked) against the cut {reader.COCKED_P}:")
+    print(f"  P(cocked) against the cut for a die with something to lean on, {reader.LEANING_COCKED_P}:")
     print(f"    cocked dice ({len(cocked)}), lowest: " + ", ".join(f"{p:.3f} {n}" for p, n in cocked[:shown]))
     print(f"    flat dice ({len(flat)}), highest: " + ", ".join(f"{p:.3f} {n}" for p, n in flat[:shown]))
 
