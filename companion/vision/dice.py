@@ -296,11 +296,13 @@ def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, 
         x, y = d.centre
         return min(x, y, w - x, h - y) <= LEAN_REACH_WALL * die_px
 
-    leaning = [d.p_cocked >= LEANING_COCKED_P and (by_wall(d) or any(near(d, o) for o in readings)) for d in readings]
+    leaning = [d.p_cocked >= LEANING_COCKED_P and (by_wall(d) or any(near(d, o) for o in readings))
+               for d in readings]
     out = []
-    for d, lean in zip(readings, leaning):
+    for d, may in zip(readings, leaning):
+        # a surer leaning die beside it: this one is its support
         holds = any(near(d, o) and ok and o.p_cocked > d.p_cocked for o, ok in zip(readings, leaning))
-        cocked = lean and (by_wall(d) or not holds or d.p_cocked >= COCKED_P)
+        cocked = may and (by_wall(d) or not holds or d.p_cocked >= COCKED_P)
         out.append(d if cocked == d.cocked else replace(d, cocked=cocked))
     return out
 

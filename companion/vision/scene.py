@@ -23,7 +23,7 @@ from companion.rules.wall import Square
 from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
-from companion.vision.dice import find_dice, cocked_on_table
+from companion.vision.dice import cocked_on_table, find_dice
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import WallReading, read_walls
 
