@@ -74,8 +74,9 @@ def _scatter_dice(rng: np.random.Generator, layout: TableLayout, taken: list[tup
     # their own, so the rest of the picture stays the same); with no room anywhere it lies flat
     for i, d in enumerate(dice):
         if d.cocked:
-            spots = [t for t in taken if t[:2] != (d.x, d.y)]
-            dice[i] = lean(d, layout, [o for o in dice if o is not d], spots, wall_face) or replace(d, cocked=False)
+            dice[i] = lean(d, layout, [o for o in dice if o is not d], taken, wall_face) or replace(d, cocked=False)
+            spot = taken.index((d.x, d.y, 1.8))
+            taken[spot] = (dice[i].x, dice[i].y, 1.8)  # where it lies now, for the next one to keep clear of
     return dice
 
 

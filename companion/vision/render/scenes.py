@@ -148,7 +148,8 @@ def lean(die: Die, layout: TableLayout, others: list[Die] = (), taken: list[tupl
     """`die` cocked the only way a die comes to rest cocked (R18): tipped onto an edge, leaning
     against the nearest standing wall or other die. None when there is no room beside any of them.
 
-    `taken`: (x, y, radius) of things the die must keep clear of (the support excepted).
+    `taken`: (x, y, radius) of things the die must keep clear of (the support and the die's own
+    spot excepted).
     `wall_face(side, x, y)`: how far from the centre the inner face of the wall on `side` lies
     beside the table point (x, y), or None where no stack stands there (default: whole walls at
     `layout.inner`). The die falls towards its local −y side (`render.dice.die_cuboid`), so its
@@ -171,7 +172,7 @@ def lean(die: Die, layout: TableLayout, others: list[Die] = (), taken: list[tupl
     r = layout.inner + 0.6  # inside the walls, which the scenes shift by up to 0.6 cm
     for (px, py), (dx, dy), own in options:
         x, y = px - dx * reach, py - dy * reach
-        clear = [c for c in taken if own is None or math.hypot(c[0] - own[0], c[1] - own[1]) > 1e-6]
+        clear = [c for c in taken if c[:2] != (die.x, die.y) and (own is None or c[:2] != own)]
         if abs(x - cx) <= r - reach + 1e-6 and abs(y - cy) <= r - reach + 1e-6 and _free(x, y, clear, die.size * 0.75):
             # yaw: the die's local −y axis, (sin a, −cos a) after `_yaw(a)`, points at the support
             return replace(die, x=float(x), y=float(y), angle=math.degrees(math.atan2(dx, -dy)))
@@ -266,7 +267,7 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
                         turn=int(rng.integers(4))))
     if cocked_one >= 0:  # R18: it leans on a wall or the other die (no draw of its own: the rest stays the same)
         me = dice[cocked_one]
-        leaning = lean(me, layout, [d for d in dice if d is not me], [t for t in taken if t[:2] != (me.x, me.y)],
+        leaning = lean(me, layout, [d for d in dice if d is not me], taken,
                        drawn_wall_face(layout, walls, offsets, wall_shift))
         dice[cocked_one] = leaning if leaning is not None else replace(me, cocked=False)  # no room: it lies flat
 
