@@ -67,12 +67,13 @@ MIN_SCORE, SURE_CENTRE, SURE_DIE_P = 0.25, 0.5, 0.2
 COCKED_P = 0.5
 #: R18: a die comes to rest cocked only leaning on something, and at a throw the square inside the
 #: walls holds the walls and the dice alone. On a table view (`cocked_on_table`) a die farther
-#: than LEAN_REACH_WALL of its sides from the square's edge and LEAN_REACH_DIE from every other die
+#: than LEAN_REACH_WALL of its sides from the walls' faces and LEAN_REACH_DIE from every other die
 #: lies flat, whatever the face model says: its flat/cocked overlap is a flat marbled die seen from
 #: a camera off to one side, whose side faces' swirls pass for a second face's pips. A leaning
-#: die's centre lies at most 0.74 of a side from what it leans on (`render.scenes.lean`); the
-#: view's edge is 0.3 cm inside the walls.
-LEAN_REACH_WALL, LEAN_REACH_DIE = 1.2, 2.0
+#: die's centre lies at most 0.74 of a side from what it leans on (`render.scenes.lean`). The
+#: reach to a wall is counted from the walls' faces: 1.36 sides from them is 1.2 from the edge of
+#: the dice view, which stops 0.3 cm inside them (`scene.DICE_VIEW_REACH`).
+LEAN_REACH_WALL, LEAN_REACH_DIE = 1.36, 2.0
 #: …and a die that has something to lean on is flagged from this lower cocked probability: a cocked
 #: die let through moves the break, a flat die flagged costs one re-throw, and the dice in the open
 #: that a low cut would flag are settled by the rule above (models/dice/README.md)
@@ -279,14 +280,30 @@ class DiceReader:
         return out
 
 
-def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, int]) -> list[DieReading]:
-    """`readings` of a view of the square inside the walls (h, w = `size`), each die flagged cocked
-    (R18) when it has something to lean on within reach (`LEAN_REACH_WALL`, `LEAN_REACH_DIE`) and
-    its cocked probability is at least `LEANING_COCKED_P`; a die out in the open lies flat.
+def on_table(readings: list[DieReading], die_px: float, size: tuple[int, int],
+             faces_in: float = 0.0) -> list[DieReading]:
+    """The dice of a view of the square inside the walls, as `cocked_on_table` flags them, less
+    those whose middle lies beyond the walls' faces (`faces_in` > 0: the view reaches past them,
+    so that a die leaning on a wall is seen whole; a die lies inside the walls, R18)."""
+    h, w = size
+    if faces_in > 0:
+        readings = [d for d in readings
+                    if min(d.centre[0], d.centre[1], w - d.centre[0], h - d.centre[1]) >= faces_in]
+    return cocked_on_table(readings, die_px, size, faces_in)
 
-    Of two dice leaning on nothing but each other, the one that reads less cocked is the other's
-    support, which lies flat, unless it reads cocked by the photos' cut (`COCKED_P`): the crop of
-    a flat die with a cocked one against it shows the leaning die's side."""
+
+def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, int],
+                    faces_in: float = 0.0) -> list[DieReading]:
+    """`readings` of a view of the square inside the walls (h, w = `size`; the walls' faces
+    `faces_in` pixels in from its edges, negative when the view stops inside them), each die
+    flagged cocked (R18) when it has something to lean on within reach (`LEAN_REACH_WALL`,
+    `LEAN_REACH_DIE`) and its cocked probability is at least `LEANING_COCKED_P`; a die out in the
+    open lies flat.
+
+    Of two dice with nothing but each other to lean on, only the one that reads more cocked is
+    cocked: the other is its support, which stands flat (two dice propping each other up, both
+    cocked, is left out). The crop of a flat die with a cocked one against it shows the leaning
+    die's side, so the support may read cocked too."""
     h, w = size
 
     def near(d: DieReading, o: DieReading) -> bool:
@@ -294,7 +311,7 @@ def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, 
 
     def by_wall(d: DieReading) -> bool:
         x, y = d.centre
-        return min(x, y, w - x, h - y) <= LEAN_REACH_WALL * die_px
+        return min(x, y, w - x, h - y) - faces_in <= LEAN_REACH_WALL * die_px
 
     leaning = [d.p_cocked >= LEANING_COCKED_P and (by_wall(d) or any(near(d, o) for o in readings))
                for d in readings]
@@ -302,7 +319,7 @@ def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, 
     for d, may in zip(readings, leaning):
         # a surer leaning die beside it: this one is its support
         holds = any(near(d, o) and ok and o.p_cocked > d.p_cocked for o, ok in zip(readings, leaning))
-        cocked = may and (by_wall(d) or not holds or d.p_cocked >= COCKED_P)
+        cocked = may and (by_wall(d) or not holds)
         out.append(d if cocked == d.cocked else replace(d, cocked=cocked))
     return out
 

@@ -23,11 +23,13 @@ from companion.rules.wall import Square
 from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
-from companion.vision.dice import cocked_on_table, find_dice
+from companion.vision.dice import find_dice, on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import WallReading, read_walls
 
 DICE_PX_PER_CM = 12.0
+#: how far the dice view reaches past the walls' inner faces, cm (negative: it stops inside them)
+DICE_VIEW_REACH = -0.3
 #: face-up tiles are read on a top-down view of the table at this scale: a little above what a
 #: 720p camera over the table gives (6-9 px/cm), so the view loses nothing the camera saw
 TILES_PX_PER_CM = 12.0
@@ -151,7 +153,7 @@ def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout) -> tuple
     """The top-down view of the square inside the walls that the dice reader gets (DICE_PX_PER_CM),
     and the homography from image pixels to view pixels (the training scripts warp the same way)."""
     cx, cy = layout.centre
-    r = layout.inner - 0.3
+    r = layout.inner + DICE_VIEW_REACH
     k = DICE_PX_PER_CM
     A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
     M = np.linalg.inv(A) @ cal.H
@@ -166,7 +168,7 @@ def dice_view_foot(cal: Calibration, layout: TableLayout) -> tuple[float, float]
     if cam is None:
         return None
     cx, cy = layout.centre
-    r, k = layout.inner - 0.3, DICE_PX_PER_CM
+    r, k = layout.inner + DICE_VIEW_REACH, DICE_PX_PER_CM
     return (cam[0] - (cx - r)) * k, (cam[1] - (cy - r)) * k
 
 
@@ -463,7 +465,8 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     view, M = dice_view(image, cal, layout)
     back = np.linalg.inv(M)
     die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
-    found = cocked_on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2])
+    found = on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2],
+                     DICE_VIEW_REACH * DICE_PX_PER_CM)
     dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table

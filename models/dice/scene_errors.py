@@ -1,15 +1,16 @@
 """Where the dice reader goes wrong on the bench's rendered table scenes, by kind of mistake.
 
-    python models/dice/scene_errors.py [--seed 0] [--count 510] [--cache DIR] [--models DIR] [--show OUT]
+    python models/dice/scene_errors.py [--seed 0] [--count 510] [--reach CM] [--cache DIR] [--models DIR] [--show OUT]
 
 Renders the scenes `companion bench scenes` renders (same seeds, same levels), warps each to the
-top-down view of the square that `scene.analyse` gives the reader, and reads the dice there as it
-does (`dice.judge`, then `dice.cocked_on_table`). The
-views and their truth are cached (`--cache`, default build/scenes-<seed>-<count>), so a second run
-only reads. Prints the bench's "dice exact" and "no dice seen when none" per level and counts
-per mistake: a die missed, a die read where there is none (on a face-up tile or elsewhere), a
-flat die read with the wrong face, a flat die flagged cocked, a cocked die not flagged; then the
-lowest cocked probabilities of cocked dice and the highest of flat ones, against the flag's cut.
+top-down view of the square that `scene.analyse` gives the reader (reaching `--reach` cm past the
+walls' faces, default `scene.DICE_VIEW_REACH`), and reads the dice there as it does
+(`dice.judge`, then `dice.on_table`). The views and their truth are cached (`--cache`, default
+build/scenes-<seed>-<count>-reach<cm>), so a second run only reads. Prints the bench's "dice
+exact" and "no dice seen when none" per level and counts per mistake: a die missed, a die read
+where there is none (on a face-up tile or elsewhere), a flat die read with the wrong face, a flat
+die flagged cocked, a cocked die not flagged; then the lowest cocked probabilities of cocked dice
+and the highest of flat ones, against the flag's cut.
 `--show OUT` writes the views with mistakes drawn.
 """
 
@@ -26,6 +27,7 @@ import cv2
 import numpy as np
 
 from companion.vision import dice as reader
+from companion.vision import scene as table_scene
 
 HERE = Path(__file__).parent
 MATCH_IOU = 0.3  # a reading is of a labelled die when their boxes overlap this much
@@ -37,7 +39,7 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
     from companion.vision.geometry import TableLayout
     from companion.vision.render.draw import render
     from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
-    from companion.vision.scene import DICE_PX_PER_CM, SceneSettings, dice_view_foot
+    from companion.vision.scene import SceneSettings, dice_view_foot
     from synth import view_truth
 
     index = cache / "index.json"
@@ -63,8 +65,8 @@ def render_views(seed: int, count: int, cache: Path) -> list[dict]:
             view, dice, tiles = view_truth(image, pixels, cal, layout)
             name = f"{level}-{seed + i:05d}.png"
             cv2.imwrite(str(cache / name), view)
-            out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * DICE_PX_PER_CM, "dice": dice, "tiles": tiles,
-                        "truth_dice": sc.truth["dice"], "foot": dice_view_foot(cal, layout)})
+            out.append({"name": name, "level": level, "die_px": s.die_cm * 1.03 * table_scene.DICE_PX_PER_CM,
+                        "dice": dice, "tiles": tiles, "truth_dice": sc.truth["dice"], "foot": dice_view_foot(cal, layout)})
             if len(out) % 50 == 0:
                 print(f"  rendered {len(out)}/{per * len(LEVELS)} ({time.time() - t0:.0f} s)", file=sys.stderr)
     index.write_text(json.dumps(out))
@@ -119,13 +121,18 @@ def keep(c: dict) -> dict | None:
     return {"face": int(np.argmax(c["p"][1:7])) + 1, "cocked": cocked, "box": c["box"]} if ok else None
 
 
+def faces_in() -> float:
+    """The walls' faces from the dice view's edges, px (`scene.DICE_VIEW_REACH`, which `--reach` sets)."""
+    return table_scene.DICE_VIEW_REACH * table_scene.DICE_PX_PER_CM
+
+
 def read_view(cands: list[dict], die_px: float, size: tuple[int, int]) -> list[dict]:
-    """The readings `scene.analyse` keeps from one view's candidates: `keep`, then the cocked flag
-    as on a table (`dice.cocked_on_table`: only a die with something to lean on)."""
+    """The readings `scene.analyse` keeps from one view's candidates: `keep`, then `dice.on_table`
+    (the cocked flag only on a die with something to lean on)."""
     got = [reader.DieReading(r["face"], r["box"], r["cocked"], ((r["box"][0] + r["box"][2]) / 2,
                                                               (r["box"][1] + r["box"][3]) / 2), c["s"], c["p"][7])
            for c in cands if (r := keep(c))]
-    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.cocked_on_table(got, die_px, size)]
+    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.on_table(got, die_px, size, faces_in())]
 
 
 def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> dict:
@@ -185,11 +192,16 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--count", type=int, default=510)
     ap.add_argument("--cache", type=Path)
+    ap.add_argument("--reach", type=float, help="cm the dice view reaches past the walls' faces (default: as shipped, "
+                    f"{table_scene.DICE_VIEW_REACH})")
     ap.add_argument("--models", type=Path, help="folder with dice_detect.onnx and dice_face.onnx")
     ap.add_argument("--show", type=Path, help="write the views with mistakes drawn into this folder")
     ap.add_argument("--dump", type=Path, help="write every candidate (score, box, probabilities) as JSON")
     args = ap.parse_args()
-    cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}"
+    if args.reach is not None:  # the views, their cache and the reader's drop rule follow it
+        table_scene.DICE_VIEW_REACH = args.reach
+    reach = table_scene.DICE_VIEW_REACH
+    cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}-reach{reach:+.1f}"
     scenes = render_views(args.seed, args.count, cache)
     rd = reader.DiceReader(args.models)
     cands, readings = [], []

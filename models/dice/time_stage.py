@@ -13,7 +13,6 @@ import argparse
 import resource
 import time
 
-import cv2
 import numpy as np
 
 from companion.vision.calibrate import from_markers
@@ -21,7 +20,7 @@ from companion.vision.dice import default_reader, find_dice
 from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import LEVELS, random_scene
-from companion.vision.scene import DICE_PX_PER_CM, dice_view_foot
+from companion.vision.scene import DICE_PX_PER_CM, dice_view, dice_view_foot
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -36,11 +35,9 @@ if __name__ == "__main__":
         if cal is None or not cal.calibrated:
             continue
         layout = TableLayout(cal.table_size, sc.stacks)
-        k, (cx, cy), r = DICE_PX_PER_CM, layout.centre, layout.inner - 0.3
-        A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])
         t = time.perf_counter()
-        view = cv2.warpPerspective(image, np.linalg.inv(A) @ cal.H, (int(2 * r * k), int(2 * r * k)))
-        find_dice(view, die_px=1.8 * 1.03 * k, foot=dice_view_foot(cal, layout))
+        view, _ = dice_view(image, cal, layout)
+        find_dice(view, die_px=1.8 * 1.03 * DICE_PX_PER_CM, foot=dice_view_foot(cal, layout))
         ms.append((time.perf_counter() - t) * 1000)
     print(f"dice stage (warp to the square + find_dice), {len(ms)} frames: p50 {np.percentile(ms, 50):.1f} ms, "
           f"p99 {np.percentile(ms, 99):.1f} ms; peak memory "

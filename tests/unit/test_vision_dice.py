@@ -251,11 +251,27 @@ def test_a_die_is_cocked_only_with_something_to_lean_on():
     # leaning somewhere, a die is flagged from LEANING_COCKED_P, under the photos' COCKED_P
     doubt = (dice_reader.LEANING_COCKED_P + dice_reader.COCKED_P) / 2
     assert flags(_reading(10, 250, doubt), _reading(250, 10, dice_reader.LEANING_COCKED_P - 0.01)) == [True, False]
-    # of two dice leaning on nothing but each other, the surer is cocked and the other its support,
-    # unless that one reads cocked by the photos' cut too (its crop shows the leaning die's side)
+    # of two dice with nothing but each other to lean on, the surer is cocked and the other is its
+    # support, standing flat, however cocked it reads (its crop shows the leaning die's side)
     assert flags(_reading(250, 250, 0.95), _reading(270, 250, doubt)) == [True, False]
-    assert flags(_reading(250, 250, 0.95), _reading(270, 250, 0.9)) == [True, True]
+    assert flags(_reading(250, 250, 0.9), _reading(270, 250, 0.95)) == [False, True]
     assert flags(_reading(reach_wall - 1, 250, 0.95), _reading(reach_wall - 1, 270, doubt)) == [True, True]  # by a wall
+
+
+def test_a_view_past_the_walls_keeps_only_the_dice_inside_them():
+    """A view reaching past the walls' faces (so that a die leaning on a wall is seen whole) drops
+    what is centred beyond them, on the walls' foot (a die lies inside the walls, R18), and counts
+    the reach to a wall from the faces, not from the view's edge."""
+    side, size, faces_in = 22.0, (504, 504), 8.0
+    reach_wall = dice_reader.LEAN_REACH_WALL * side
+    got = dice_reader.on_table([_reading(faces_in - 1, 250), _reading(250, 504 - faces_in + 1),
+                                _reading(faces_in + 1, 250), _reading(250, 250, 0.99)], side, size, faces_in)
+    assert [(d.centre, d.cocked) for d in got] == [((faces_in + 1, 250), True), ((250, 250), False)]
+    # within reach of the view's edge, but not of the wall's face: out in the open
+    assert [d.cocked for d in dice_reader.on_table([_reading(faces_in + reach_wall + 1, 250)], side, size, faces_in)] == [False]
+    assert [d.cocked for d in dice_reader.on_table([_reading(faces_in + reach_wall - 1, 250)], side, size, faces_in)] == [True]
+    # a view that stops inside the walls drops nothing
+    assert len(dice_reader.on_table([_reading(2, 250)], side, size, -3.6)) == 1
 
 
 DISCARDS = ["2s", "4s", "6s", "8s", "9s", "3p", "5p", "8p", "9p", "7m", "1z", "5z", "7z", "2f"]
