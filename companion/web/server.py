@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 
@@ -41,7 +42,13 @@ class WebServer:
         # select(), and a worker still running would pull a closed trigger (EBADF either way).
         # An empty socket map ends the loop.
         self._server.task_dispatcher.shutdown(timeout=5)
-        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
+        try:
+            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._server._map))
+        except OSError as e:
+            # The loop, awake for another pull (a worker's), may run the thunk as soon as it is
+            # queued, before this pull writes to the trigger: the thunk has closed the trigger then.
+            if e.errno != errno.EBADF:
+                raise
         self._thread.join(timeout=5)
 
 
