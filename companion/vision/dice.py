@@ -283,10 +283,10 @@ class DiceReader:
 def on_table(readings: list[DieReading], die_px: float, size: tuple[int, int],
              faces_in: float = 0.0) -> list[DieReading]:
     """The dice of a view of the square inside the walls, as `cocked_on_table` flags them, less
-    those whose middle lies beyond the walls' faces (`faces_in` > 0: the view reaches past them,
-    so that a die leaning on a wall is seen whole; a die lies inside the walls, R18)."""
+    those whose middle lies beyond the walls' faces (only when `faces_in` > 0, the view reaching
+    past them so that a die leaning on a wall is seen whole; a die lies inside the walls, R18)."""
     h, w = size
-    if faces_in > 0:
+    if faces_in > 0:  # a view that stops inside the walls keeps a die cut by its edge, centre beyond it
         readings = [d for d in readings
                     if min(d.centre[0], d.centre[1], w - d.centre[0], h - d.centre[1]) >= faces_in]
     return cocked_on_table(readings, die_px, size, faces_in)

@@ -161,6 +161,11 @@ def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout) -> tuple
     return cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR), M
 
 
+def dice_view_faces_in() -> float:
+    """How far in from `dice_view`'s edges the walls' inner faces lie, px (negative: beyond them)."""
+    return DICE_VIEW_REACH * DICE_PX_PER_CM
+
+
 def dice_view_foot(cal: Calibration, layout: TableLayout) -> tuple[float, float] | None:
     """The table point right below the camera in `dice_view`'s pixels (the dice reader turns each
     crop so that it lies below), or None when the calibration cannot tell."""
@@ -466,7 +471,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     back = np.linalg.inv(M)
     die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
     found = on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2],
-                     DICE_VIEW_REACH * DICE_PX_PER_CM)
+                     dice_view_faces_in())
     dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table

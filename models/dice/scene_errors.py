@@ -121,18 +121,13 @@ def keep(c: dict) -> dict | None:
     return {"face": int(np.argmax(c["p"][1:7])) + 1, "cocked": cocked, "box": c["box"]} if ok else None
 
 
-def faces_in() -> float:
-    """The walls' faces from the dice view's edges, px (`scene.DICE_VIEW_REACH`, which `--reach` sets)."""
-    return table_scene.DICE_VIEW_REACH * table_scene.DICE_PX_PER_CM
-
-
 def read_view(cands: list[dict], die_px: float, size: tuple[int, int]) -> list[dict]:
     """The readings `scene.analyse` keeps from one view's candidates: `keep`, then `dice.on_table`
     (the cocked flag only on a die with something to lean on)."""
     got = [reader.DieReading(r["face"], r["box"], r["cocked"], ((r["box"][0] + r["box"][2]) / 2,
                                                               (r["box"][1] + r["box"][3]) / 2), c["s"], c["p"][7])
            for c in cands if (r := keep(c))]
-    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.on_table(got, die_px, size, faces_in())]
+    return [{"face": d.face, "cocked": d.cocked, "box": d.box} for d in reader.on_table(got, die_px, size, table_scene.dice_view_faces_in())]
 
 
 def report(scenes: list[dict], all_readings: list[list[dict]], title: str) -> dict:
@@ -198,7 +193,7 @@ if __name__ == "__main__":
     ap.add_argument("--show", type=Path, help="write the views with mistakes drawn into this folder")
     ap.add_argument("--dump", type=Path, help="write every candidate (score, box, probabilities) as JSON")
     args = ap.parse_args()
-    if args.reach is not None:  # the views, their cache and the reader's drop rule follow it
+    if args.reach is not None:  # the views, their cache and the reader's drop rule (`dice_view_faces_in`) follow it
         table_scene.DICE_VIEW_REACH = args.reach
     reach = table_scene.DICE_VIEW_REACH
     cache = args.cache or HERE / "build" / f"scenes-{args.seed}-{args.count}-reach{reach:+.1f}"

@@ -270,8 +270,8 @@ def test_a_view_past_the_walls_keeps_only_the_dice_inside_them():
     # within reach of the view's edge, but not of the wall's face: out in the open
     assert [d.cocked for d in dice_reader.on_table([_reading(faces_in + reach_wall + 1, 250)], side, size, faces_in)] == [False]
     assert [d.cocked for d in dice_reader.on_table([_reading(faces_in + reach_wall - 1, 250)], side, size, faces_in)] == [True]
-    # a view that stops inside the walls drops nothing
-    assert len(dice_reader.on_table([_reading(2, 250)], side, size, -3.6)) == 1
+    # a view that stops inside the walls drops nothing, not even a die cut by its edge
+    assert len(dice_reader.on_table([_reading(2, 250), _reading(-5, 250)], side, size, -3.6)) == 2
 
 
 DISCARDS = ["2s", "4s", "6s", "8s", "9s", "3p", "5p", "8p", "9p", "7m", "1z", "5z", "7z", "2f"]
