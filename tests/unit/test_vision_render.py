@@ -147,3 +147,26 @@ def test_a_cocked_die_leans_on_the_nearest_wall_or_die():
             assert min(to_wall - 0.6, to_die) < d.size, (seed, d)  # walls are shifted by up to 0.6 cm
             seen += 1
     assert seen >= 3
+
+
+def test_training_dice_include_pips_that_differ_only_in_colour_and_the_table_dice_do_not():
+    """Real sets have dice whose pips stand out by colour more than by lightness (red pips on a
+    blue die); the dice reader's training pictures draw some, the simulated table keeps its look."""
+    from types import SimpleNamespace
+
+    from companion.vision.render.dice import HUE_PIPS, DieLook, _colour_distance
+
+    def luma(c):
+        return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
+
+    rng = np.random.default_rng(7)
+    looks = [DieLook.random(rng) for _ in range(2000)]
+    def by_colour(lk):  # coloured pips of about the body's grey
+        return lk.pip in HUE_PIPS and abs(luma(lk.pip) - luma(lk.body)) < 70
+
+    drawn = [lk for lk in looks if by_colour(lk)]
+    assert len(drawn) > 40
+    assert all(_colour_distance(lk.pip, lk.body) >= 60 for lk in drawn)
+    table = [DieLook.of(SimpleNamespace(colour=c, turn=t, face=f, x=x, y=0.0))
+             for c in range(7) for t in range(4) for f in range(1, 7) for x in range(5)]
+    assert not any(by_colour(lk) for lk in table)

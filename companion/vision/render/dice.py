@@ -45,6 +45,18 @@ DICE_COLOURS = [
 #: extra body colours a die's tint may move to (purple, orange, pink, brown, teal, ivory)
 EXTRA_BODIES = [(120, 40, 110), (30, 120, 235), (170, 120, 235), (40, 70, 110), (130, 130, 30), (200, 225, 235)]
 
+#: pip colours of dice whose pips differ from the body in colour more than in lightness (red on
+#: blue, gold on green: real sets have them), and the share of training dice drawn so
+HUE_PIPS = [(40, 40, 200), (40, 180, 220), (200, 90, 30), (60, 170, 40), (170, 120, 235), (30, 120, 235)]
+HUE_PIPS_SHARE = 0.2
+
+
+def _colour_distance(a, b) -> float:
+    """CIE76 distance of two BGR colours (OpenCV's 8-bit Lab, lightness rescaled to 0–100)."""
+    lab = cv2.cvtColor(np.uint8([[a, b]]), cv2.COLOR_BGR2Lab).astype(np.float64)[0]
+    lab[:, 0] *= 100 / 255
+    return float(np.linalg.norm(lab[0] - lab[1]))
+
 
 @dataclass(frozen=True)
 class DieLook:
@@ -81,11 +93,19 @@ class DieLook:
                                       np.clip(np.array(body) * rng.uniform(0.3, 1.7), 0, 255)))
         if rng.random() < 0.15:  # coloured pips (gold, red, blue) on some dice
             pip = [(40, 180, 220), (40, 40, 200), (200, 90, 30)][int(rng.integers(3))]
-        # people buy dice whose pips can be read: the pips stand out from the body and its veins
+        # people buy dice whose pips can be read: the pips stand out from the body and its veins,
+        # mostly in lightness, but some only in colour (red pips on a blue die: nearly the same
+        # grey). Only the training pictures (`base` None) draw those, so the rendered table's
+        # scenes stay as they were.
         def luma(c) -> float:
             return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
-        near = [luma(body)] + ([luma(vein)] if material == "marbled" else [])
-        if min(abs(luma(pip) - v) for v in near) < 70:
+        near_colours = [body] + ([vein] if material == "marbled" else [])
+        near = [luma(c) for c in near_colours]
+        by_colour = False
+        if base is None and rng.random() < HUE_PIPS_SHARE:
+            pip = HUE_PIPS[int(rng.integers(len(HUE_PIPS)))]
+            by_colour = min(_colour_distance(pip, c) for c in near_colours) >= 60
+        if not by_colour and min(abs(luma(pip) - v) for v in near) < 70:
             pip = (20, 20, 20) if np.mean(near) > 128 else (240, 240, 240)
             if min(abs(luma(pip) - v) for v in near) < 70:  # veins both light and dark: no veins
                 material = "plain"
