@@ -4,8 +4,8 @@ Topics:
   "state"        the table, after every accepted event: {"event": …, "state": …}
   "status"       an adapter's link health changed: {name: {...}} (also kept in `Hub.status`)
   "warning"      something players must act on: {"code", "message", **details}; codes in use:
-                 wrong_break, wrong_marker, wrong_wind, wrong_wall_length, rethrow, few_tiles_left,
-                 dice_link, dice_refused.
+                 wrong_break, wrong_marker, wrong_wind, wrong_wall_length, rethrow, dice_unsure,
+                 few_tiles_left, dice_link, dice_refused.
                  `message` is English (logs, lamps); a phone words the warning in its own
                  language from the code and the details (app.js `warningText`)
   "observation"  what the camera saw in a still frame (pixel coordinates, for the live overlay)

@@ -92,9 +92,11 @@ class DieReading:
     centre: tuple[float, float]  # view pixels
     score: float
     p_cocked: float = 0.0  # the face model's cocked probability
+    face_p: float = 1.0  # how sure the face model is of `face`: its probability among the six faces
 
     def to_json(self) -> dict:
-        return {"face": self.face, "box": [round(v, 1) for v in self.box], "cocked": self.cocked}
+        return {"face": self.face, "box": [round(v, 1) for v in self.box], "cocked": self.cocked,
+                "face_p": round(self.face_p, 2)}
 
 
 # --- pre-processing shared with training (models/dice/train.py imports these) ------------------
@@ -276,7 +278,7 @@ class DiceReader:
             face = int(np.argmax(p[1:7])) + 1
             box = (max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3]))
             out.append(DieReading(face, box, cocked, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
-                                  round(s * p_die, 4), float(p[7])))
+                                  round(s * p_die, 4), float(p[7]), float(p[face] / max(p[1:7].sum(), 1e-9))))
         return out
 
 

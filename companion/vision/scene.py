@@ -472,7 +472,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
     found = on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2],
                      dice_view_faces_in())
-    dice = [{"face": d.face, "box": box_through(d.box, back), "cocked": d.cocked} for d in found]
+    dice = [{**d.to_json(), "box": box_through(d.box, back)} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table
     kk = marker_reader.PX_PER_CM

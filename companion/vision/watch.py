@@ -6,7 +6,8 @@ each new still scene once (`companion.vision.scene.analyse`), publishes what it 
 "observation" (pixel coordinates, for the live view) and checks it against `table.state`:
 
 * dice lying still in the square become a throw (source "camera"), once per dice lying there; a
-  cocked die makes the throw wait and asks for it to be thrown again (R18, warning "rethrow").
+  cocked die makes the throw wait and asks for it to be thrown again (R18, warning "rethrow"); a
+  die whose face the reader is unsure of asks the players to check it (warning "dice_unsure").
   Only a real throw counts: dice already lying there when the watcher first looks (a restart),
   dice nudged a little without a new face, and dice that another source (the dice box, a phone)
   has just reported are taken as known, never recorded again;
@@ -107,6 +108,12 @@ class _Memory:
 
 #: a die that moved less than this many of its own widths, showing the same face, was nudged
 NUDGE_WIDTHS = 1.5
+
+#: a flat die whose face the reader gives less than this probability (among the six faces) is
+#: recorded as read, and the players are asked to check it ("dice_unsure"). On the held-out real
+#: photos 3 of the 7 wrong faces read under 0.6 and 8 of 302 right ones; on four sets of 510
+#: rendered scenes the one wrong face and 5 of 3 055 right ones (models/dice/README.md)
+UNSURE_FACE_P = 0.6
 
 
 def _throw_mark(state) -> tuple:
@@ -301,6 +308,10 @@ class TableWatcher(Worker):
             self._take_dice(sig, positions, _throw_mark(self.table.state), seen)
         for i in cocked:  # R18: a cocked die is thrown again
             self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
+        for i, d in enumerate(dice):
+            if not d["cocked"] and d.get("face_p", 1.0) < UNSURE_FACE_P:
+                self.hub.warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
+                              "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces)
 
     def _take_dice(self, sig: tuple, positions: list, mark: tuple, faces: list[int]) -> None:
         self.memory.dice, self.memory.dice_positions, self.memory.throws = sig, positions, mark

@@ -155,6 +155,7 @@ def client_strings() -> dict[str, str]:
         "warn_few_tiles": _("Tiles left in the live wall: %(n)s."),
         "warn_wall_length": _("The walls look %(seen)s stacks long, but %(variant)s builds %(n)s: is this the right variant?"),
         "warn_rethrow": _("Die %(die)s is cocked: throw it again (R18)."),
+        "warn_dice_unsure": _("Die %(die)s reads %(face)s, but the camera is not sure: check it, and correct the throw if it is wrong."),
         "warn_dice_refused": _("Dice %(faces)s not counted: %(reason)s"),
         "warn_dice_disconnected": _("The dice box was disconnected; reconnecting …"),
         "warn_dice_silent": _("The dice box does not answer."),

@@ -328,3 +328,37 @@ def test_the_watchers_status_says_when_the_camera_gives_no_pictures(table):
         assert table.hub.status["vision"]["ok"] is True
     finally:
         watcher.stop()
+
+
+
+def _die(face, x, face_p, cocked=False):
+    """One die as `scene.analyse` reports it."""
+    return {"face": face, "box": [x, 100.0, x + 30.0, 130.0], "cocked": cocked, "face_p": face_p}
+
+
+def _warned(watcher, code):
+    return [m.data for m in watcher.heard if m.topic == "warning" and m.data["code"] == code]
+
+
+def test_a_die_read_unsure_is_recorded_and_the_players_are_asked_to_check_it(table, watcher):
+    """A die whose face the reader doubts (its probability under UNSURE_FACE_P) still makes the
+    throw, and the phones ask to check that die; dice read surely ask nothing."""
+    from companion.vision.watch import UNSURE_FACE_P
+
+    watcher.check({"dice": [], "calibrated": False})  # the first look: an empty square
+    watcher.check({"dice": [_die(3, 100.0, 0.97), _die(5, 300.0, UNSURE_FACE_P - 0.15)], "calibrated": False})
+    assert table.state.throws == [[3, 5]] and table.state.throw_sources == ["camera"]
+    said = _warned(watcher, "dice_unsure")
+    assert [(w["die"], w["face"], w["faces"]) for w in said] == [(1, 5, [3, 5])]
+    assert said[0]["message"].startswith("Die 2 reads 5, but the camera is not sure")
+    # the second throw (R17), both dice read surely enough
+    watcher.check({"dice": [_die(2, 500.0, 0.99), _die(6, 700.0, UNSURE_FACE_P + 0.05)], "calibrated": False})
+    assert table.state.throws == [[3, 5], [2, 6]]
+    assert len(_warned(watcher, "dice_unsure")) == 1
+
+
+def test_a_cocked_die_is_thrown_again_however_unsure_its_face(table, watcher):
+    watcher.check({"dice": [], "calibrated": False})
+    watcher.check({"dice": [_die(1, 150.0, 0.3, cocked=True), _die(6, 400.0, 0.99)], "calibrated": False})
+    assert [w["die"] for w in _warned(watcher, "rethrow")] == [0]
+    assert _warned(watcher, "dice_unsure") == []

@@ -15,6 +15,7 @@ from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import lean, random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
+from companion.vision.watch import UNSURE_FACE_P
 
 FIXTURES = Path(__file__).resolve().parents[2] / "models" / "dice" / "fixtures"
 
@@ -52,6 +53,17 @@ def test_real_photos_kept_out_of_training_are_read(reader):
         total += len(truth)
     assert total >= 20
     assert right >= 0.9 * total and spurious <= 2
+
+
+def test_each_reading_says_how_sure_its_face_is(reader):
+    """`face_p`: the read face's share of the six faces' probabilities, as `classify` gives them."""
+    for _, img, _truth in _fixture_photos():
+        got = reader.read(img)
+        probs = reader.classify(img, [list(d.box) for d in got])
+        for d, p in zip(got, probs):
+            assert 1 / 6 < d.face_p <= 1.0 and d.face == int(np.argmax(p[1:7])) + 1
+            assert d.face_p == pytest.approx(p[d.face] / p[1:7].sum(), abs=0.02)
+            assert d.to_json()["face_p"] == round(d.face_p, 2)
 
 
 def test_face_model_reads_labelled_real_dice(reader):
@@ -204,6 +216,8 @@ def test_rendered_table_dice_are_read():
         assert len(got) == 3
         got_pairs = [(d["face"], d["cocked"]) for d in got]
         right += sum(min(got_pairs.count(p), dice.count(p)) for p in set(dice))
+        # plain dice in plain sight: the watcher asks nobody to check them (UNSURE_FACE_P)
+        assert all(d["face_p"] >= UNSURE_FACE_P for d in got)
     assert right >= 8
 
 

@@ -124,6 +124,8 @@
         return Number.isInteger(w.live_tiles) ? fmt(S.warn_few_tiles, { n: w.live_tiles }) : null;
       case "rethrow":
         return Number.isInteger(w.die) ? fmt(S.warn_rethrow, { die: w.die + 1 }) : null;
+      case "dice_unsure":
+        return Number.isInteger(w.die) && Number.isInteger(w.face) ? fmt(S.warn_dice_unsure, { die: w.die + 1, face: w.face }) : null;
       case "dice_refused":
         return Array.isArray(w.faces) && w.reason ? fmt(S.warn_dice_refused, { faces: w.faces.join(" + "), reason: w.reason }) : null;
       case "dice_link":
