@@ -120,6 +120,12 @@ def test_overlay_skips_malformed_items_and_draws_unknown_kinds():
     assert out[10, 20].any() and out[50, 70].any() and out[80, 84].any() and not img.any()
 
 
+def test_a_die_is_captioned_with_how_sure_its_face_is():
+    assert overlay.die_label({"face": 5, "box": [0, 0, 9, 9], "cocked": False, "face_p": 0.456}) == "5 0.46"
+    assert overlay.die_label({"face": 4, "cocked": True, "face_p": 1.0}) == "4 1.00 cocked: throw again"  # R18
+    assert overlay.die_label({"face": 2, "face_p": "?"}) == "2"  # malformed: left out
+
+
 def test_overlay_writes_what_has_no_place_in_the_picture():
     img = np.zeros((100, 400, 3), np.uint8)
     obs = {"walls": {"break": ["S", 16], "live_tiles": 83}, "east_marker": "E", "wind_shown": "S"}  # as `observe` says

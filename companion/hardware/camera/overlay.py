@@ -2,7 +2,7 @@
 
 Observations come from the vision pipeline on hub topic "observation", in pixel
 coordinates of the frame it analysed: {"tiles": [{"tile", "box", "score"}],
-"dice": [{"face", "box", "cocked"}], "walls": …, …}; an optional "size": [w, h] says
+"dice": [{"face", "box", "cocked", "face_p"}], "walls": …, …}; an optional "size": [w, h] says
 which frame size the coordinates belong to (when recognition ran on a smaller stream).
 Whatever else is there is drawn too: any item, list or seat-keyed dict of items with a
 "box" [x1, y1, x2, y2], a polygon ("quad", "polygon", "points", "corners") or a point
@@ -110,9 +110,7 @@ def draw(image: np.ndarray, observation: dict[str, Any] | None, *, scale: float 
             text = f"{tile.get('tile', '?')}" + (f" {score:.2f}" if isinstance(score, (int, float)) else "")
             drawn += _shape(img, tile, f, GREEN, text)
         for _, die in _items(observation.get("dice")):
-            cocked = bool(die.get("cocked"))
-            text = f"{die.get('face', '?')}" + (" cocked: throw again" if cocked else "")  # R18
-            drawn += _shape(img, die, f, RED if cocked else ORANGE, text)
+            drawn += _shape(img, die, f, RED if die.get("cocked") else ORANGE, die_label(die))
         for key, value in observation.items():
             if key in ("tiles", "dice", "size"):
                 continue
@@ -127,6 +125,14 @@ def draw(image: np.ndarray, observation: dict[str, Any] | None, *, scale: float 
         cv2.rectangle(img, (0, img.shape[0] - 22), (img.shape[1], img.shape[0]), (0, 0, 0), -1)
         cv2.putText(img, caption, (6, img.shape[0] - 7), cv2.FONT_HERSHEY_SIMPLEX, 0.45, WHITE, 1, cv2.LINE_AA)
     return img, drawn
+
+
+def die_label(die: dict[str, Any]) -> str:
+    """A die's caption: its face, how sure the reader is of it (as a tile's score), and R18's
+    prompt when it is cocked."""
+    sure = die.get("face_p")
+    return (f"{die.get('face', '?')}" + (f" {sure:.2f}" if isinstance(sure, (int, float)) else "")
+            + (" cocked: throw again" if die.get("cocked") else ""))
 
 
 def _summary(observation: dict[str, Any]) -> str:
