@@ -285,6 +285,10 @@ def test_warnings_are_worded_in_the_phones_language(live, browsers):
     assert "Würfel 3 + 4 + 5 nicht gezählt: erwartet: 2 Würfel, erhalten: 3" in shown
     services.hub.warn("rethrow", "Die 2 is cocked: throw it again", die=1, faces=[3, 0])
     wait(phone).until(EC.text_to_be_present_in_element((By.ID, "warnings"), "Würfel 2 liegt schräg: neu werfen (R18)."))
+    services.hub.warn("dice_unsure", "Die 1 reads 5, but the camera is not sure: check it, and correct the throw if "
+                      "it is wrong", die=0, face=5, faces=[5, 2])
+    wait(phone).until(EC.text_to_be_present_in_element(
+        (By.ID, "warnings"), "Würfel 1 zeigt 5, aber die Kamera ist sich nicht sicher"))
     services.hub.warn("wrong_wall_length", "The walls look 19 stacks long, but Classical builds 18: is this the right "
                       "variant?", observed=19, expected=18, variant="Classical")
     wait(phone).until(EC.text_to_be_present_in_element(
