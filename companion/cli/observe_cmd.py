@@ -28,7 +28,7 @@ def _summary(obs: dict) -> str:
             lines.append(f"  live tiles: {walls['live_tiles']}")
         if walls.get("note"):
             lines.append(f"  walls: {walls['note']}")
-    dice = ", ".join(f"{d['face']}{' (cocked)' if d['cocked'] else ''}" for d in obs["dice"]) or "none"
+    dice = ", ".join(f"{d['face']}{' (cocked)' if d['cocked'] else _unsure(d)}" for d in obs["dice"]) or "none"
     lines.append(f"  dice: {dice}")
     if obs.get("note"):
         lines.append(f"  note: {obs['note']}")
@@ -38,6 +38,14 @@ def _summary(obs: dict) -> str:
     lines.append(f"  tiles: {len(obs['tiles'])}" + (f": {names}" if names else "")
                  + (f" ({obs['tiles_note']})" if obs.get("tiles_note") else ""))
     return "\n".join(lines)
+
+
+def _unsure(die: dict) -> str:
+    """' (unsure: 0.45)' for a die whose face the reader doubts (`dice.UNSURE_FACE_P`), else ''."""
+    from companion.vision.dice import UNSURE_FACE_P  # with the reader, which the command loads anyway
+
+    p = die.get("face_p", 1.0)
+    return f" (unsure: {p:.2f})" if p < UNSURE_FACE_P else ""
 
 
 MARKER_KINDS = {"button": "dealer button", "box": "wind box"}

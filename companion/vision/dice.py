@@ -79,6 +79,13 @@ LEAN_REACH_WALL, LEAN_REACH_DIE = 1.36, 2.0
 #: that a low cut would flag are settled by the rule above (models/dice/README.md)
 LEANING_COCKED_P = 0.2
 
+#: a face read with less than this probability (among the six faces, `DieReading.face_p`) is
+#: unsure: the watcher records such a die as read and asks the players to check it
+#: ("dice_unsure"), `observe` says so. On the held-out real photos 3 of the 7 wrong faces read
+#: under 0.6 and 8 of 302 right ones; on four sets of 510 rendered scenes the one wrong face and
+#: 5 of 3 055 right ones (models/dice/README.md, "How sure a face is")
+UNSURE_FACE_P = 0.6
+
 
 class DiceModelError(CompanionError, RuntimeError):
     """The dice reader's model files are missing or cannot be loaded."""

@@ -36,6 +36,7 @@ from companion.rules.diagram import counted
 from companion.rules.seats import WIND_NAMES
 from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationTracker
+from companion.vision.dice import UNSURE_FACE_P
 from companion.vision.geometry import TileSize
 from companion.vision.scene import SceneSettings, analyse, warm_up
 from companion.worker import Worker
@@ -108,12 +109,6 @@ class _Memory:
 
 #: a die that moved less than this many of its own widths, showing the same face, was nudged
 NUDGE_WIDTHS = 1.5
-
-#: a flat die whose face the reader gives less than this probability (among the six faces) is
-#: recorded as read, and the players are asked to check it ("dice_unsure"). On the held-out real
-#: photos 3 of the 7 wrong faces read under 0.6 and 8 of 302 right ones; on four sets of 510
-#: rendered scenes the one wrong face and 5 of 3 055 right ones (models/dice/README.md)
-UNSURE_FACE_P = 0.6
 
 
 def _throw_mark(state) -> tuple:
@@ -309,7 +304,7 @@ class TableWatcher(Worker):
         for i in cocked:  # R18: a cocked die is thrown again
             self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
         for i, d in enumerate(dice):
-            if not d["cocked"] and d.get("face_p", 1.0) < UNSURE_FACE_P:
+            if not d["cocked"] and d.get("face_p", 1.0) < UNSURE_FACE_P:  # recorded as read, but checked
                 self.hub.warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
                               "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces)
 

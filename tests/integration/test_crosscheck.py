@@ -343,7 +343,7 @@ def _warned(watcher, code):
 def test_a_die_read_unsure_is_recorded_and_the_players_are_asked_to_check_it(table, watcher):
     """A die whose face the reader doubts (its probability under UNSURE_FACE_P) still makes the
     throw, and the phones ask to check that die; dice read surely ask nothing."""
-    from companion.vision.watch import UNSURE_FACE_P
+    from companion.vision.dice import UNSURE_FACE_P
 
     watcher.check({"dice": [], "calibrated": False})  # the first look: an empty square
     watcher.check({"dice": [_die(3, 100.0, 0.97), _die(5, 300.0, UNSURE_FACE_P - 0.15)], "calibrated": False})

@@ -92,6 +92,15 @@ def test_the_summary_names_half_stacks_and_where_the_marker_and_disc_are():
     assert "East marker: dealer button at South's seat (pixel 640, 610); wind disc: not seen" in text
 
 
+def test_the_summary_says_which_dice_faces_are_unsure():
+    from companion.cli.observe_cmd import _summary
+
+    obs = {"image": "t.png", "ms": 12.0, "calibrated": False, "walls": None, "tiles": [],
+           "dice": [{"face": 3, "cocked": False, "face_p": 0.97}, {"face": 5, "cocked": False, "face_p": 0.41},
+                    {"face": 2, "cocked": True, "face_p": 0.3}, {"face": 6, "cocked": False}]}
+    assert "  dice: 3, 5 (unsure: 0.41), 2 (cocked), 6\n" in _summary(obs)
+
+
 def test_observe_names_the_face_up_tiles_in_its_summary(tmp_path):
     sc = random_scene(6, "easy", stage="dealt")
     image, _ = render(sc)

@@ -15,7 +15,7 @@ from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import lean, random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
-from companion.vision.watch import UNSURE_FACE_P
+from companion.vision.dice import UNSURE_FACE_P
 
 FIXTURES = Path(__file__).resolve().parents[2] / "models" / "dice" / "fixtures"
 
