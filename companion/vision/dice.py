@@ -51,6 +51,12 @@ CROP, CROP_SCALE = 72, 1.5
 READ_SCALES = (CROP_SCALE, 1.7)
 #: each crop is also read mirrored left to right (which keeps the camera's foot below it)
 READ_MIRRORED = True
+#: a die whose face reads less sure than REREAD_P (its share of the six faces' probabilities)
+#: is read again from more views: the crop also turned by REREAD_TURNS degrees about the die
+#: (the training's jitter), at each of REREAD_SCALES; its face is then the average of them all.
+#: Few dice are in doubt, so this costs little time (models/dice/README.md, "A second look")
+REREAD_P = 0.9
+REREAD_SCALES, REREAD_TURNS = (1.4, 1.5, 1.6, 1.7), (-8.0, 0.0, 8.0)
 #: crops per run of the face model (a phone photo of a dozen dice makes ~100)
 FACE_BATCH = 32
 #: the detector also reads the picture mirrored and averages the two outputs: steadier boxes,
@@ -79,11 +85,11 @@ LEAN_REACH_WALL, LEAN_REACH_DIE = 1.36, 2.0
 #: that a low cut would flag are settled by the rule above (models/dice/README.md)
 LEANING_COCKED_P = 0.2
 
-#: a face read with less than this probability (among the six faces, `DieReading.face_p`) is
-#: unsure: the watcher records such a die as read and asks the players to check it
-#: ("dice_unsure"), `observe` says so. On the held-out real photos 3 of the 7 wrong faces read
-#: under 0.6 and 8 of 302 right ones; on four sets of 510 rendered scenes the one wrong face and
-#: 5 of 3 055 right ones (models/dice/README.md, "How sure a face is")
+#: a face read with less than this probability (among the six faces, `DieReading.face_p`, after
+#: the second look) is unsure: the watcher records such a die as read and asks the players to
+#: check it ("dice_unsure"), `observe` says so. On the held-out real photos 2 of the 5 wrong faces
+#: read under 0.6 (two of the others look mislabelled) and 9 of 304 right ones; on four sets of
+#: 510 rendered scenes 6 of 3 056 right ones (models/dice/README.md, "How sure a face is")
 UNSURE_FACE_P = 0.6
 
 
@@ -159,6 +165,15 @@ def face_crop(img: np.ndarray, box, size: int = CROP, scale: float = CROP_SCALE,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def _turned(foot, centre, degrees: float):
+    """`foot` turned by `degrees` about `centre`: a crop towards it is the crop turned so."""
+    if not degrees:
+        return foot
+    a = np.radians(degrees)
+    dx, dy = foot[0] - centre[0], foot[1] - centre[1]
+    return (centre[0] + dx * np.cos(a) - dy * np.sin(a), centre[1] + dx * np.sin(a) + dy * np.cos(a))
+
+
 def decode(out: np.ndarray, scale: float, threshold: float = 0.2) -> list[tuple[float, list[float]]]:
     """Detector output 5×h×w → [(centre score, [x1, y1, x2, y2] in the original picture)]."""
     logits = out[0]
@@ -203,6 +218,7 @@ class DiceReader:
         self.detector, self.face = (open_model(folder / name, "dice model", "models/dice/train.py", DiceModelError, opts)
                                     for name in (DETECTOR_FILE, FACE_FILE))
         self.flips = 2 if READ_MIRRORED else 1
+        self.reread = True  # `REREAD_P`; off only to measure what it brings
         self.scales = READ_SCALES
         self.mirror = DET_MIRROR
         side = self.face.get_inputs()[0].shape[2]
@@ -219,18 +235,32 @@ class DiceReader:
 
     def classify(self, img: np.ndarray, boxes: list[list[float]], foot=None) -> np.ndarray:
         """Per box: [p(not a die), p(1) … p(6), p(cocked)], averaged over the crops at each of the
-        READ_SCALES, each also read mirrored. `foot`: the camera's foot point in the picture's
-        pixels (None: the picture's middle, as for a photo taken straight down)."""
+        READ_SCALES, each also read mirrored; the faces of a die in doubt averaged over more views
+        (`REREAD_P`). `foot`: the camera's foot point in the picture's pixels (None: the picture's
+        middle, as for a photo taken straight down)."""
         if not boxes:
             return np.zeros((0, 8), np.float32)
         if foot is None:
             foot = (img.shape[1] / 2, img.shape[0] / 2)
-        crops = np.stack([face_crop(img, b, self.crop, sc, foot) for sc in self.scales for b in boxes])
+        probs = self._views(img, boxes, foot, self.scales, (0.0,))
+        faces = probs[:, 1:7]
+        # dice (not the rest a crowded photo's detector offers) whose face is in doubt
+        doubt = [i for i, f in enumerate(faces) if f.max() < REREAD_P * f.sum() and f.sum() >= 0.5]
+        if doubt and self.reread:  # a second look at the faces alone: the die and cocked readings stay
+            again = self._views(img, [boxes[i] for i in doubt], foot, REREAD_SCALES, REREAD_TURNS)[:, 1:7]
+            probs[doubt, 1:7] = faces[doubt].sum(1, keepdims=True) * again / again.sum(1, keepdims=True)
+        return probs
+
+    def _views(self, img: np.ndarray, boxes: list[list[float]], foot, scales, turns) -> np.ndarray:
+        """`classify`'s output averaged over crops at each scale and turn (degrees), each also mirrored."""
+        cx = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+        crops = np.stack([face_crop(img, b, self.crop, sc, _turned(foot, c, t))
+                          for t in turns for sc in scales for b, c in zip(boxes, cx)])
         views = np.concatenate([crops, crops[:, :, ::-1]][:self.flips])
         # in batches: onnxruntime keeps the memory of its largest batch for good
         out = np.concatenate([self.face.run(None, {"crop": to_input(views[i:i + FACE_BATCH])})[0]
                               for i in range(0, len(views), FACE_BATCH)])
-        out = out.reshape(self.flips * len(self.scales), len(boxes), -1)
+        out = out.reshape(self.flips * len(scales) * len(turns), len(boxes), -1)
         e = np.exp(out[..., :7] - out[..., :7].max(-1, keepdims=True))
         probs = (e / e.sum(-1, keepdims=True)).mean(0)
         cocked = (1 / (1 + np.exp(-out[..., 7:8]))).mean(0)

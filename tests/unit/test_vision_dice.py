@@ -159,6 +159,29 @@ def test_each_die_is_read_at_every_crop_scale_and_mirrored(monkeypatch):
         assert np.allclose(rd.classify(img, [b])[0], p, atol=1e-5)
 
 
+def test_a_die_in_doubt_is_read_again_from_more_views_for_its_face_alone(monkeypatch):
+    """REREAD_P: a die whose face is in doubt is read again, turned and at more crop sizes; only
+    its faces change (whether it is a die, and whether it is cocked, stay as first read)."""
+    rd = dice_reader.default_reader()
+    _, img, truth = next(iter(_fixture_photos()))
+    boxes = [t["box"] for t in truth]
+    monkeypatch.setattr(rd, "reread", False)
+    first = rd.classify(img, boxes)
+    monkeypatch.setattr(rd, "reread", True)
+    monkeypatch.setattr(dice_reader, "REREAD_P", 0.0)  # nothing in doubt: nothing read again
+    assert np.array_equal(rd.classify(img, boxes), first)
+    monkeypatch.setattr(dice_reader, "REREAD_P", 1.01)  # every die in doubt
+    again = rd.classify(img, boxes)
+    assert np.allclose(again[:, [0, 7]], first[:, [0, 7]]) and np.allclose(again[:, 1:7].sum(1), first[:, 1:7].sum(1))
+    assert not np.allclose(again[:, 1:7], first[:, 1:7], atol=1e-3)
+    # what the detector offers that is no die is not read again, however unsure its "face"
+    noise = np.random.default_rng(5).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    monkeypatch.setattr(rd, "reread", False)
+    plain = rd.classify(noise, [[20, 20, 40, 40]])
+    monkeypatch.setattr(rd, "reread", True)
+    assert plain[0, 0] > 0.5 and np.array_equal(rd.classify(noise, [[20, 20, 40, 40]]), plain)
+
+
 def _scene_with_dice(seed: int, dice):
     sc = random_scene(seed, "easy", stage="built", variant_name="classical")
     from companion.vision.render.scene import Die
