@@ -295,7 +295,7 @@ class TableWatcher(Worker):
         faces = [d["face"] for d in dice]
         cocked = [i for i, d in enumerate(dice) if d["cocked"]]
         try:
-            self.table.record(DiceThrown(faces=faces, source="camera", cocked=cocked))
+            recorded = self.table.record(DiceThrown(faces=faces, source="camera", cocked=cocked))
         except CompanionError as e:
             log.warning("vision: dice not recorded: %s", e)
             return
@@ -305,8 +305,10 @@ class TableWatcher(Worker):
             self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
         for i, d in enumerate(dice):
             if not d["cocked"] and d.get("face_p", 1.0) < UNSURE_FACE_P:  # recorded as read, but checked
+                # `event`: the throw as recorded, for a phone to offer its undo
                 self.hub.warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
-                              "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces)
+                              "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces,
+                              event=recorded.id)
 
     def _take_dice(self, sig: tuple, positions: list, mark: tuple, faces: list[int]) -> None:
         self.memory.dice, self.memory.dice_positions, self.memory.throws = sig, positions, mark

@@ -264,6 +264,26 @@ def test_language_switch_and_browser_language(live, browsers):
     assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de"
 
 
+def test_a_throw_the_camera_is_unsure_of_is_taken_back_from_its_warning(live, browsers):
+    """The dice_unsure warning names the recorded throw; a player's phone offers its undo there."""
+    services, base = live
+    phone = browsers()
+    join(phone, base, seat=2)
+    wait_live(phone)
+    recorded = services.table.record(DiceThrown(faces=[3, 5], source="camera"))
+    services.hub.warn("dice_unsure", "Die 2 reads 5, but the camera is not sure: check it, and correct the "
+                      "throw if it is wrong", die=1, face=5, faces=[3, 5], event=recorded.id)
+    button = wait(phone).until(EC.element_to_be_clickable(
+        (By.CSS_SELECTOR, '#warnings .warning[data-code="dice_unsure"] button[data-action="undo"]')))
+    assert "Die 2 reads 5, but the camera is not sure" in css(phone, "#warnings").text
+    button.click()
+    deadline = time.monotonic() + 5
+    while services.table.state.throws and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert services.table.state.throws == []
+    assert not phone.find_elements(By.CSS_SELECTOR, '#warnings .warning[data-code="dice_unsure"]')
+
+
 def test_warnings_are_worded_in_the_phones_language(live, browsers):
     """The camera's and the dice box's warnings come with English text and their details; a German
     phone words them itself (wind names, positions, the die to throw again, a refused roll's reason)."""

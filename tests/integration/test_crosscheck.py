@@ -351,10 +351,30 @@ def test_a_die_read_unsure_is_recorded_and_the_players_are_asked_to_check_it(tab
     said = _warned(watcher, "dice_unsure")
     assert [(w["die"], w["face"], w["faces"]) for w in said] == [(1, 5, [3, 5])]
     assert said[0]["message"].startswith("Die 2 reads 5, but the camera is not sure")
+    thrown = [r for r in table.records() if isinstance(r.event, DiceThrown)]
+    assert said[0]["event"] == thrown[-1].id  # the phones offer to undo this record
     # the second throw (R17), both dice read surely enough
     watcher.check({"dice": [_die(2, 500.0, 0.99), _die(6, 700.0, UNSURE_FACE_P + 0.05)], "calibrated": False})
     assert table.state.throws == [[3, 5], [2, 6]]
     assert len(_warned(watcher, "dice_unsure")) == 1
+
+
+def test_a_camera_throw_undone_is_not_recorded_again_from_the_same_dice(table, watcher):
+    """The players take back a throw the camera misread (from the dice_unsure warning) and type
+    the dice: the dice still lying there are not recorded again."""
+    from companion.game.events import Undone
+
+    unsure = {"dice": [_die(3, 100.0, 0.97), _die(5, 300.0, 0.3)], "calibrated": False}
+    watcher.check({"dice": [], "calibrated": False})
+    watcher.check(unsure)
+    event = _warned(watcher, "dice_unsure")[0]["event"]
+    table.record(Undone(target=event))
+    assert table.state.throws == []
+    watcher.check(unsure)
+    assert table.state.throws == [] and len(camera_throws(table)) == 1
+    table.record(DiceThrown(faces=[3, 6], source="phone"))
+    watcher.check(unsure)
+    assert table.state.throws == [[3, 6]] and table.state.throw_sources == ["phone"]
 
 
 def test_a_cocked_die_is_thrown_again_however_unsure_its_face(table, watcher):

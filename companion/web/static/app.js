@@ -139,6 +139,11 @@
     if (!box) return;
     const item = el("p", { class: "warning", "data-code": w.code }, el("strong", { text: S.warning_colon }),
       warningText(w) || w.message || w.code);
+    // a throw the camera is unsure of: one tap takes it back, then the dice are typed as they lie
+    if (w.code === "dice_unsure" && Number.isInteger(w.event) && canWrite) {
+      item.append(" ", el("button", { type: "button", class: "link-button", "data-action": "undo", text: S.undo,
+        onclick: () => { post("/api/undo", { target: w.event }).catch(() => null); item.remove(); } }));
+    }
     box.prepend(item);
     while (box.children.length > 3) box.lastChild.remove();
     setTimeout(() => item.remove(), 30000);
