@@ -172,12 +172,15 @@ def _pct(values: list[float], q: float) -> float:
 @click.option("--resting-hands", is_flag=True,
               help="Also read each scene again with a hand resting on a wall (`render.scenes.resting_hand`) and "
                    "score the break there; not timed.")
+@click.option("--hand-colour", type=click.Choice(["skin", "felt"]), default="skin", show_default=True,
+              help="With --resting-hands: the hands' colour; 'felt' draws each in its table's felt colour, which "
+                   "the wall reader cannot tell from the felt (a known limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, as_json):
+def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_colour, as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
-    from companion.vision.render.draw import render
+    from companion.vision.render.draw import FELT, render
     from companion.vision.render.scenes import random_scene, resting_hand, scene_variant
     from companion.vision.scene import SceneSettings, analyse, warm_up
 
@@ -219,7 +222,8 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, as_json)
                 if pixels["tiles"] or with_them["tiles"]:
                     counts.update(score_tiles(with_them["tiles"], pixels["tiles"]))
             if resting_hands:
-                covered, _ = render(resting_hand(sc, seed + i))
+                colour = FELT[sc.look.felt % len(FELT)] if hand_colour == "felt" else None
+                covered, _ = render(resting_hand(sc, seed + i, colour))
                 counts.update(score_resting_hand(analyse(covered, settings, with_tiles=False), t))
             for m, (ok, n) in counts.items():
                 tally[m][0] += ok

@@ -106,3 +106,28 @@ def test_teach_needs_tiles_and_the_tile_art(monkeypatch):
     monkeypatch.setattr(tile_art, "_tile_art", lambda: None)
     res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--tiles", "--teach"])
     assert res.exit_code == 1 and "render extra" in res.output
+
+
+def test_resting_hands_can_be_drawn_in_the_felts_colour():
+    """`--hand-colour felt` measures the known limit: a hand the wall reader cannot tell from the felt."""
+    import numpy as np
+
+    from companion.vision.render.draw import FELT, render
+    from companion.vision.render.scenes import random_scene, resting_hand
+
+    sc = random_scene(4, "easy")
+    felt = FELT[sc.look.felt % len(FELT)]
+    bare, skin, felted = (render(s)[0].astype(int) for s in (sc, resting_hand(sc, 4), resting_hand(sc, 4, felt)))
+    hand = np.abs(skin - bare).sum(2) > 120  # the hand (and the darkest of its shadow)
+    assert hand.sum() > 500
+    off_felt = lambda img: np.abs(img[hand] - np.array(felt)).sum(1).mean()  # noqa: E731
+    assert off_felt(felted) < 0.5 * off_felt(skin)
+
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--levels", "easy", "--resting-hands",
+                                    "--hand-colour", "felt", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "hand_break_not_wrong" in res.output or "hand_no_false_break" in res.output

@@ -370,7 +370,7 @@ def _draw_hand(img, view, hand, mask: np.ndarray | None = None) -> None:
     img[:] = (img * (1 - 0.45 * shadow[..., None] / 255)).astype(np.uint8)
     for i, s in enumerate(shapes):
         pts = np.array([(p[0], p[1], -hand.height) for p in s])
-        _fill(img, view.project(pts), _shade(SKIN, 0.9 + 0.03 * i))
+        _fill(img, view.project(pts), _shade(hand.colour or SKIN, 0.9 + 0.03 * i))
         if mask is not None:
             _fill(mask, view.project(pts), 255)
 

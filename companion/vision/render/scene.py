@@ -77,12 +77,14 @@ class Discard:
 
 @dataclass
 class Hand:
-    """A hand over the table: fingertips at (x, y), reaching in along `angle`, `height` cm up."""
+    """A hand over the table: fingertips at (x, y), reaching in along `angle`, `height` cm up;
+    `colour` (BGR) None for skin."""
 
     x: float
     y: float
     angle: float
     height: float = 9.0
+    colour: tuple[int, int, int] | None = None
 
 
 @dataclass

@@ -336,10 +336,12 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
                  truth=truth)
 
 
-def resting_hand(scene: Scene, seed: int) -> Scene:
+def resting_hand(scene: Scene, seed: int, colour: tuple[int, int, int] | None = None) -> Scene:
     """The same scene with a player's hand resting on a wall, as a still scene may show one: the
     fingertips on the wall or just inside it, the arm reaching in from the player's side. Walls
-    under a hand look broken where they are not; the reading must not take that for the break."""
+    under a hand look broken where they are not; the reading must not take that for the break.
+    `colour`: the hand's (BGR; None: skin), e.g. the felt's for a sleeve the wall reader cannot
+    tell from it."""
     rng = np.random.default_rng([seed, 7])
     layout = TableLayout(scene.table_size, scene.stacks)
     cx, cy = layout.centre
@@ -349,4 +351,5 @@ def resting_hand(scene: Scene, seed: int) -> Scene:
     x, y = {"bottom": (cx + along, cy + reach), "top": (cx + along, cy - reach),
             "left": (cx - reach, cy + along), "right": (cx + reach, cy + along)}[side]
     angle = {"bottom": -90, "top": 90, "left": 0, "right": 180}[side] + float(rng.uniform(-25, 25))
-    return replace(scene, hands=[*scene.hands, Hand(x, y, angle, float(rng.uniform(3.5, 6)))])  # palm on the tops
+    hand = Hand(x, y, angle, float(rng.uniform(3.5, 6)), colour)  # palm on the tops
+    return replace(scene, hands=[*scene.hands, hand])
