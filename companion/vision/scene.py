@@ -23,13 +23,21 @@ from companion.rules.wall import Square
 from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
-from companion.vision.dice import find_dice, on_table
+from companion.vision.dice import DieReading, find_dice, on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
 from companion.vision.walls import WallReading, read_walls
 
 DICE_PX_PER_CM = 12.0
 #: how far the dice view reaches past the walls' inner faces, cm (negative: it stops inside them)
 DICE_VIEW_REACH = -0.3
+#: a die the dice view cuts off at its edge (one leaning on a wall has its top over the wall's
+#: foot) is looked for again on a view reaching this far past the faces, cm; one found there is
+#: kept when the first view had no die there, its middle lies within EDGE_BAND of the first
+#: view's edge and at least EDGE_INSIDE inside the faces (both × a die's side): the detector,
+#: trained on views cut inside the walls, takes bits of the walls' foot for dice, and those lie
+#: on the faces (models/dice/README.md, "Dice the view cuts off")
+DICE_EDGE_REACH = 0.7
+EDGE_BAND, EDGE_INSIDE = 0.5, 0.3
 #: face-up tiles are read on a top-down view of the table at this scale: a little above what a
 #: 720p camera over the table gives (6-9 px/cm), so the view loses nothing the camera saw
 TILES_PX_PER_CM = 12.0
@@ -149,11 +157,13 @@ def box_through(box, H: np.ndarray) -> list[float]:
     return [round(float(v), 1) for v in (*corners.min(0), *corners.max(0))]
 
 
-def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout) -> tuple[np.ndarray, np.ndarray]:
+def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout,
+              reach: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The top-down view of the square inside the walls that the dice reader gets (DICE_PX_PER_CM),
-    and the homography from image pixels to view pixels (the training scripts warp the same way)."""
+    and the homography from image pixels to view pixels (the training scripts warp the same way).
+    `reach`: cm past the walls' faces (None: DICE_VIEW_REACH)."""
     cx, cy = layout.centre
-    r = layout.inner + DICE_VIEW_REACH
+    r = layout.inner + (DICE_VIEW_REACH if reach is None else reach)
     k = DICE_PX_PER_CM
     A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
     M = np.linalg.inv(A) @ cal.H
@@ -166,15 +176,36 @@ def dice_view_faces_in() -> float:
     return DICE_VIEW_REACH * DICE_PX_PER_CM
 
 
-def dice_view_foot(cal: Calibration, layout: TableLayout) -> tuple[float, float] | None:
+def dice_view_foot(cal: Calibration, layout: TableLayout, reach: float | None = None) -> tuple[float, float] | None:
     """The table point right below the camera in `dice_view`'s pixels (the dice reader turns each
     crop so that it lies below), or None when the calibration cannot tell."""
     cam = camera_position(cal)
     if cam is None:
         return None
     cx, cy = layout.centre
-    r, k = layout.inner + DICE_VIEW_REACH, DICE_PX_PER_CM
+    r, k = layout.inner + (DICE_VIEW_REACH if reach is None else reach), DICE_PX_PER_CM
     return (cam[0] - (cx - r)) * k, (cam[1] - (cy - r)) * k
+
+
+def dice_cut_off(image: np.ndarray, cal: Calibration, layout: TableLayout, found: list[DieReading],
+                 die_px: float, size: tuple[int, int]) -> list[DieReading]:
+    """The dice `dice_view` cuts off at its edge, read on a wider view (DICE_EDGE_REACH), in the
+    first view's pixels; `found`: the dice read there, `size`: its (h, w)."""
+    wide, _ = dice_view(image, cal, layout, DICE_EDGE_REACH)
+    shift = (DICE_EDGE_REACH - DICE_VIEW_REACH) * DICE_PX_PER_CM  # the first view's origin in the wide one
+    h, w = size
+    faces = dice_view_faces_in()  # the faces, in from the first view's edges (negative: beyond them)
+
+    def wanted(_score: float, box) -> bool:
+        x, y = (box[0] + box[2]) / 2 - shift, (box[1] + box[3]) / 2 - shift
+        edge = min(x, y, w - x, h - y)  # in from the first view's edges
+        return (edge < EDGE_BAND * die_px and edge - faces >= EDGE_INSIDE * die_px
+                and all(np.hypot(x - d.centre[0], y - d.centre[1]) >= 0.6 * die_px for d in found))
+
+    got = find_dice(wide, die_px=die_px, foot=dice_view_foot(cal, layout, DICE_EDGE_REACH),
+                    skip=lambda s, b: not wanted(s, b))
+    return [replace(d, box=tuple(v - shift for v in d.box), centre=(d.centre[0] - shift, d.centre[1] - shift))
+            for d in got]
 
 
 def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
@@ -470,8 +501,9 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     view, M = dice_view(image, cal, layout)
     back = np.linalg.inv(M)
     die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
-    found = on_table(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), die_px, view.shape[:2],
-                     dice_view_faces_in())
+    found = find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
+    found += dice_cut_off(image, cal, layout, found, die_px, view.shape[:2])
+    found = on_table(found, die_px, view.shape[:2], dice_view_faces_in())
     dice = [{**d.to_json(), "box": box_through(d.box, back)} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table

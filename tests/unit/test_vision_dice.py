@@ -10,12 +10,11 @@ import pytest
 
 from companion.errors import CompanionError, ImageError
 from companion.vision import dice as dice_reader
-from companion.vision.dice import DiceModelError, DiceReader, face_crop, find_dice
+from companion.vision.dice import UNSURE_FACE_P, DiceModelError, DiceReader, DieReading, face_crop, find_dice
 from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import lean, random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
-from companion.vision.dice import UNSURE_FACE_P
 
 FIXTURES = Path(__file__).resolve().parents[2] / "models" / "dice" / "fixtures"
 
@@ -215,10 +214,13 @@ def test_the_dice_reader_is_told_where_the_camera_hangs(seed, level, monkeypatch
     sc = random_scene(seed, level)
     image, _ = render(sc)
     told = []
-    monkeypatch.setattr(scene_mod, "find_dice", lambda view, die_px=None, roi_mask=None, foot=None:
+    monkeypatch.setattr(scene_mod, "find_dice", lambda view, die_px=None, roi_mask=None, foot=None, skip=None:
                         told.append((view.shape, foot)) or [])
     analyse(image, SceneSettings(scene_variant(sc.truth["variant"])), with_tiles=False)
-    (_, foot), = told
+    (shape, foot), (wide, wide_foot) = told  # the dice view, then the wider one for dice it cuts off
+    shift = (scene_mod.DICE_EDGE_REACH - scene_mod.DICE_VIEW_REACH) * scene_mod.DICE_PX_PER_CM
+    assert wide[0] == pytest.approx(shape[0] + 2 * shift, abs=1)
+    assert wide_foot == pytest.approx((foot[0] + shift, foot[1] + shift))
     cal = from_markers(image)
     layout = scene_mod.TableLayout(cal.table_size, sc.stacks)
     true_foot = make_view(sc.camera, sc.table_size).centre[:2]
@@ -423,3 +425,36 @@ def test_among_tiles_it_is_sure_of_a_die_far_smaller_than_them_is_a_mark_on_one(
     on_tile = _die(110, 10, 40, score=0.5)
     assert dice_among_tiles([on_tile], tiles) == []
     assert dice_among_tiles([_die(110, 10, 40, score=0.95)], tiles)[0].score == 0.95
+
+
+def test_a_die_the_dice_view_cuts_off_is_read_on_a_wider_view(monkeypatch):
+    """`scene.dice_cut_off`: of what a view reaching past the walls finds, only a die the dice view
+    did not have, lying at its edge and well inside the walls' faces, is added (in the dice view's
+    pixels); bits of the walls' foot lie on the faces and are left out."""
+    from companion.vision import scene as scene_mod
+    from companion.vision.calibrate import from_markers
+
+    sc = random_scene(3, "easy")
+    image, _ = render(sc)
+    cal = from_markers(image)
+    layout = scene_mod.TableLayout(cal.table_size, sc.stacks)
+    die = 22.0
+    shift = (scene_mod.DICE_EDGE_REACH - scene_mod.DICE_VIEW_REACH) * scene_mod.DICE_PX_PER_CM
+    size = (477, 477)
+    faces = scene_mod.dice_view_faces_in()  # -3.6: beyond the dice view's edges
+
+    def at(x, y):  # a box of a die centred at (x, y) in the dice view, in the wide view's pixels
+        return [x - die / 2 + shift, y - die / 2 + shift, x + die / 2 + shift, y + die / 2 + shift]
+
+    offered = {"cut off": at(5.0, 200.0), "on the face": at(faces + 2.0, 300.0), "well inside": at(40.0, 100.0),
+               "beside one found": at(2.0, 400.0)}
+    found = [DieReading(2, (0.0, 390.0, 20.0, 410.0), False, (8.0, 400.0), 0.9)]
+
+    def fake_find_dice(view, die_px=None, roi_mask=None, foot=None, skip=None):
+        return [DieReading(5, tuple(b), False, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), 0.9)
+                for b in offered.values() if not skip(0.9, b)]
+
+    monkeypatch.setattr(scene_mod, "find_dice", fake_find_dice)
+    got = scene_mod.dice_cut_off(image, cal, layout, found, die, size)
+    assert [d.centre for d in got] == [pytest.approx((5.0, 200.0))]
+    assert got[0].box == pytest.approx((5.0 - die / 2, 200.0 - die / 2, 5.0 + die / 2, 200.0 + die / 2))
