@@ -5,7 +5,8 @@
 Renders the scenes `companion bench scenes` renders (same seeds, same levels), warps each to the
 top-down view of the square that `scene.analyse` gives the reader (reaching `--reach` cm past the
 walls' faces, default `scene.DICE_VIEW_REACH`), and reads the dice there as it does
-(`dice.judge`, then `dice.on_table`). The views and their truth are cached (`--cache`, default
+(`dice.judge`, then `dice.on_table`; not its second, wider look for dice cut off by the
+view's edge, `scene.dice_cut_off`, so a die cut so counts missed here). The views and their truth are cached (`--cache`, default
 build/scenes-<seed>-<count>-reach<cm>), so a second run only reads. Prints the bench's "dice
 exact" and "no dice seen when none" per level and counts per mistake: a die missed, a die read
 where there is none (on a face-up tile or elsewhere), a flat die read with the wrong face, a flat
