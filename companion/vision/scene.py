@@ -208,6 +208,18 @@ def dice_cut_off(image: np.ndarray, cal: Calibration, layout: TableLayout, found
             for d in got]
 
 
+def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
+               die_cm: float) -> tuple[list[DieReading], np.ndarray]:
+    """The dice on a calibrated table, in `dice_view`'s pixels, and that view's homography from the
+    image: read on the view, those it cuts off at its edge added (`dice_cut_off`), then the rules
+    of dice on a table (`on_table`: inside the walls, cocked only leaning on something, R18)."""
+    view, M = dice_view(image, cal, layout)
+    die_px = die_cm * 1.03 * DICE_PX_PER_CM
+    found = find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
+    found += dice_cut_off(image, cal, layout, found, die_px, view.shape[:2])
+    return on_table(found, die_px, view.shape[:2], dice_view_faces_in()), M
+
+
 def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
     """Ring index of the break (`Break.at`) from the stacks standing, or None before the break.
 
@@ -498,12 +510,8 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
 
     # dice: inside the walls (R18), read on a finer top-down view of the square
-    view, M = dice_view(image, cal, layout)
+    found, M = table_dice(image, cal, layout, s.die_cm)
     back = np.linalg.inv(M)
-    die_px = s.die_cm * 1.03 * DICE_PX_PER_CM
-    found = find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
-    found += dice_cut_off(image, cal, layout, found, die_px, view.shape[:2])
-    found = on_table(found, die_px, view.shape[:2], dice_view_faces_in())
     dice = [{**d.to_json(), "box": box_through(d.box, back)} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table

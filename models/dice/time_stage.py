@@ -2,8 +2,8 @@
 
     python models/dice/time_stage.py [--count 60]
 
-Each scene is rendered, calibrated from its markers and warped to the top-down view of the
-square as `scene.analyse` does; only `find_dice` on that view is timed (models loaded first).
+Each scene is rendered and calibrated from its markers; `scene.table_dice`, the dice stage of
+`scene.analyse` (the warps to the dice views and the reading), is timed (models loaded first).
 Prints p50 / p99 ms and the process's peak memory.
 """
 
@@ -16,11 +16,11 @@ import time
 import numpy as np
 
 from companion.vision.calibrate import from_markers
-from companion.vision.dice import default_reader, find_dice
+from companion.vision.dice import default_reader
 from companion.vision.geometry import TableLayout
 from companion.vision.render.draw import render
 from companion.vision.render.scenes import LEVELS, random_scene
-from companion.vision.scene import DICE_PX_PER_CM, dice_view, dice_view_foot
+from companion.vision.scene import table_dice
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -36,9 +36,8 @@ if __name__ == "__main__":
             continue
         layout = TableLayout(cal.table_size, sc.stacks)
         t = time.perf_counter()
-        view, _ = dice_view(image, cal, layout)
-        find_dice(view, die_px=1.8 * 1.03 * DICE_PX_PER_CM, foot=dice_view_foot(cal, layout))
+        table_dice(image, cal, layout, 1.8)  # SceneSettings' die
         ms.append((time.perf_counter() - t) * 1000)
-    print(f"dice stage (warp to the square + find_dice), {len(ms)} frames: p50 {np.percentile(ms, 50):.1f} ms, "
+    print(f"dice stage (scene.table_dice: the warps and the reading), {len(ms)} frames: p50 {np.percentile(ms, 50):.1f} ms, "
           f"p99 {np.percentile(ms, 99):.1f} ms; peak memory "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB (renderer included)")
