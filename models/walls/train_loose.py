@@ -27,13 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from companion.vision import loose
+from companion.vision.render.scenes import LEVELS
 
 
 def make_data(first: int, count: int, out: Path) -> None:
     from companion.vision.calibrate import from_markers
     from companion.vision.geometry import TableLayout
     from companion.vision.render.draw import render
-    from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
+    from companion.vision.render.scenes import random_scene, scene_variant
     from companion.vision.scene import SceneSettings, side_seats
     from companion.vision.walls import read_walls
 
@@ -96,7 +97,7 @@ def build_net():
     return LooseNet()
 
 
-def train(files: list[Path], steps: int, batch: int, lr: float, seed: int, out: Path) -> None:
+def train(files: list[Path], steps: int, batch: int, lr: float, seed: int, out: Path, hard_weight: float = 1.0) -> None:
     import torch
     import torch.nn.functional as F
 
@@ -109,6 +110,9 @@ def train(files: list[Path], steps: int, batch: int, lr: float, seed: int, out: 
     held = np.isin(g, np.unique(g)[::10])  # a tenth of the scenes kept back
     tr, va = np.flatnonzero(~held), np.flatnonzero(held)
     pos, neg = tr[y[tr] == 1], tr[y[tr] == 0]
+    # a scene's level follows from its seed (`make_data`); the hard one's stacks drawn `hard_weight` × as often
+    weight = np.where(g % len(LEVELS) == LEVELS.index("hard"), hard_weight, 1.0)
+    p_pos, p_neg = weight[pos] / weight[pos].sum(), weight[neg] / weight[neg].sum()
     print(f"{len(tr)} stacks to train on ({len(pos)} with a tile), {len(va)} kept back ({int(y[va].sum())} with a tile)")
     net = build_net()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -116,7 +120,7 @@ def train(files: list[Path], steps: int, batch: int, lr: float, seed: int, out: 
     t0 = time.time()
     for step in range(1, steps + 1):
         net.train()
-        idx = np.concatenate([rng.choice(pos, batch // 3), rng.choice(neg, batch - batch // 3)])
+        idx = np.concatenate([rng.choice(pos, batch // 3, p=p_pos), rng.choice(neg, batch - batch // 3, p=p_neg)])
         xb = torch.from_numpy(x[idx].copy())
         if rng.random() < 0.5:  # along the wall either way round
             xb = xb.flip(3)
@@ -156,9 +160,11 @@ if __name__ == "__main__":
     t.add_argument("--batch", type=int, default=128)
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--seed", type=int, default=2)
+    t.add_argument("--hard-weight", type=float, default=1.0,
+                   help="draw the stacks of hard-level scenes this many times as often as the others")
     t.add_argument("--out", type=Path, default=loose.MODEL_FILE)
     a = ap.parse_args()
     if a.cmd == "data":
         make_data(a.seed, a.count, a.out)
     else:
-        train(a.files, a.steps, a.batch, a.lr, a.seed, a.out)
+        train(a.files, a.steps, a.batch, a.lr, a.seed, a.out, a.hard_weight)
