@@ -400,6 +400,14 @@ def _deal(variant: Variant, live_tiles: list[TilePlace]) -> tuple[list[DealPick]
 MAX_KONGS = 4
 
 
+def loose_pair_order(variant: Variant) -> tuple[Layer, Layer]:
+    """Which of the two loose tiles is drawn first, by the layer it had (R21: in most variants the
+    one farther from the break, the former top tile)."""
+    rep = variant.replacement
+    top_farther = rep.loose_top_at > rep.loose_bottom_at
+    return ("top", "bottom") if top_farther == (rep.first == "farther") else ("bottom", "top")
+
+
 def _replacements(
     variant: Variant, sq: Square, at: int, dead: tuple[Stack, ...], live: tuple[TilePlace, ...]
 ) -> tuple[tuple[TilePlace, ...], tuple[LooseTile, ...]]:
@@ -409,9 +417,7 @@ def _replacements(
         rep = variant.replacement
         lifted = sq.stack_at(at)
         places = {"top": dead[rep.loose_top_at - 1], "bottom": dead[rep.loose_bottom_at - 1]}
-        top_farther = rep.loose_top_at > rep.loose_bottom_at
-        top_first = top_farther == (rep.first == "farther")
-        pair_order: tuple[Layer, Layer] = ("top", "bottom") if top_first else ("bottom", "top")
+        pair_order = loose_pair_order(variant)
         order = [TilePlace(lifted.seat, lifted.stack, layer) for layer in pair_order]
         # R21: then the kong-box stack nearest the break is lifted, and so on outwards.
         for s in dead:

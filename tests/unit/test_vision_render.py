@@ -36,6 +36,19 @@ def test_wall_state_matches_the_break_rules(name):
         assert 0 not in ws.heights
 
 
+def test_a_loose_tile_taken_leaves_the_other_and_the_rest_of_the_scene_as_it_was():
+    # R21: a player owed a loose tile takes first the one farther from the break (the former top tile)
+    both = random_scene(13, "easy")
+    one = random_scene(13, "easy", loose_taken=1)
+    assert both.truth["variant"] == "classical-19" and both.truth["break"] == ["W", 15]
+    # the dead wall runs W14, W13, …: the former top tile lies on its 5th stack, the bottom one on its 3rd (R20)
+    assert sorted(both.truth["loose"]) == [["W", 10], ["W", 12]] and one.truth["loose"] == [["W", 12]]
+    # the standing stacks (a loose tile is not one), the dice, the markers: all as they were
+    assert {k: v for k, v in one.truth.items() if k != "loose"} == {k: v for k, v in both.truth.items() if k != "loose"}
+    (drawn_one, seen_one), (drawn_both, seen_both) = render(one), render(both)
+    assert seen_one == seen_both and not np.array_equal(drawn_one, drawn_both)
+
+
 def test_truth_lists_what_was_drawn():
     sc = random_scene(3, "easy", stage="broken", variant_name="classical")
     image, pixels = render(sc)

@@ -18,7 +18,7 @@ import numpy as np
 from companion.rules.seats import WINDS
 from companion.rules.tiles import ALL_CODES
 from companion.rules.variant import TilesSpec, Variant, load_variant
-from companion.rules.wall import LAYERS, Square, break_wall
+from companion.rules.wall import LAYERS, Square, break_wall, loose_pair_order
 from companion.vision import markers_spec
 from companion.vision.geometry import SIDES, WALL_FRAMES, TableLayout, seat_sides
 from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
@@ -198,8 +198,11 @@ def drawn_wall_face(layout: TableLayout, walls: dict[str, list[int]], offsets: d
 
 
 def random_scene(seed: int, level: str = "medium", stage: str | None = None, variant_name: str | None = None,
-                 size: tuple[int, int] = (1280, 720)) -> Scene:
-    """A random table scene; the same seed and level always give the same scene."""
+                 size: tuple[int, int] = (1280, 720), loose_taken: int = 0) -> Scene:
+    """A random table scene; the same seed and level always give the same scene.
+
+    `loose_taken`: loose tiles already taken from the dead wall as replacement tiles, 0 to 2, in
+    the order R21 draws them (`rules.wall.loose_pair_order`); the rest of the scene stays the same."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
     rng = np.random.default_rng([seed, LEVELS.index(level)])
@@ -229,6 +232,12 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
             drawn = dealt + int(rng.integers(0, 40))
     # the breaker opens a split wall by half a centimetre to a centimetre (riichi, MCR)
     ws = wall_state(variant, at, drawn, split_cm=float(rng.uniform(0.5, 1.0)))
+    if ws.loose and loose_taken:  # `wall_state` lists the former top tile first; R21 says which is drawn first
+        by_layer = dict(zip(LAYERS, ws.loose))
+        gone = [by_layer[layer] for layer in loose_pair_order(variant)[:loose_taken]]
+        for i in gone:
+            ws.heights[i] -= 1
+        ws.loose = [i for i in ws.loose if i not in gone]
 
     sides = seat_sides(dealer, first_east_side, variant.seating.direction)
     walls, offsets = ws.by_side(sq, sides)
