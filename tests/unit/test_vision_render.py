@@ -47,6 +47,8 @@ def test_a_loose_tile_taken_leaves_the_other_and_the_rest_of_the_scene_as_it_was
     assert {k: v for k, v in one.truth.items() if k != "loose"} == {k: v for k, v in both.truth.items() if k != "loose"}
     (drawn_one, seen_one), (drawn_both, seen_both) = render(one), render(both)
     assert seen_one == seen_both and not np.array_equal(drawn_one, drawn_both)
+    with pytest.raises(ValueError, match="loose_taken"):
+        random_scene(13, "easy", loose_taken=3)
 
 
 def test_truth_lists_what_was_drawn():

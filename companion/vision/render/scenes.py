@@ -205,6 +205,8 @@ def random_scene(seed: int, level: str = "medium", stage: str | None = None, var
     the order R21 draws them (`rules.wall.loose_pair_order`); the rest of the scene stays the same."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
+    if not 0 <= loose_taken <= 2:
+        raise ValueError("loose_taken must be 0, 1 or 2 (two loose tiles lie on the dead wall, R21)")
     rng = np.random.default_rng([seed, LEVELS.index(level)])
     variant = scene_variant(variant_name or VARIANTS[int(rng.integers(len(VARIANTS)))])
     stage = stage or STAGES[int(rng.integers(len(STAGES)))]
