@@ -22,6 +22,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -113,7 +114,13 @@ class Pool:
         #: (kind, picture index, die index) of the faintest dice; `faint_share` of die samples come from them
         self.faint = faintest(self.items, FAINT_QUANTILE)
         self.faint_share = 0.0
+        #: colour_jitter's reach on photos (real, tray: --camera) and on the table views (--table-camera)
+        self.camera = self.table_camera = CAMERA["narrow"]
         print(f"faint dice: {len(self.faint)}", file=sys.stderr)
+
+    def reach(self, kind: str) -> CameraReach:
+        """How far the light and camera jitter reaches on a picture of `kind`."""
+        return self.table_camera if kind == "table" else self.camera
 
     def pick(self, rng: np.random.Generator, weights: dict[str, float]):
         """(kind, index, (image, dice, die_px)) of a picture drawn with the kinds' `weights`."""
@@ -125,8 +132,37 @@ class Pool:
         return kind, index, items[index]
 
 
-def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool) -> np.ndarray:
-    """Other dice, trays and light: hue turns, channel swaps, contrast, gamma, grey."""
+@dataclass(frozen=True)
+class CameraReach:
+    """How far `colour_jitter` moves a picture's light and camera (`--camera`, `--table-camera`).
+
+    "narrow" is what the shipped models trained with; "wide" reaches past the
+    changes that cost the held-out photos most (model card, "How the reading holds up"):
+    a cool or warm cast, a darker tone curve, a die out of focus, a phone's strong JPEG.
+    """
+
+    white_balance: tuple[float, float] = (0.85, 1.15)  # each channel × this
+    gamma_p: float = 0.3
+    gamma: tuple[float, float] = (0.6, 1.6)
+    blur_p: float = 0.3
+    blur: tuple[float, float] = (0.3, 1.2)  # Gaussian σ, px
+    jpeg_p: float = 0.3
+    jpeg_quality: tuple[int, int] = (40, 95)
+    #: a die's crop cut from the photo compressed again at the photo's own scale and block grid
+    #: (a phone's photo sent on: `around_die_jpeg`), before the crop-sized changes above
+    photo_jpeg_p: float = 0.0
+
+
+CAMERA = {
+    "narrow": CameraReach(),
+    "wide": CameraReach(white_balance=(0.75, 1.25), gamma_p=0.4, gamma=(0.5, 1.8), blur_p=0.4, blur=(0.3, 1.9),
+                        jpeg_p=0.4, jpeg_quality=(25, 95), photo_jpeg_p=0.35),
+}
+
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool,
+                  reach: CameraReach = CAMERA["narrow"]) -> np.ndarray:
+    """Other dice, trays and light: hue turns, channel swaps, contrast, gamma, grey; blur, noise, JPEG."""
     if rng.random() < (0.7 if strong else 0.4):
         hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
         hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
@@ -140,18 +176,35 @@ def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool) -> np
     f = img.astype(np.float32)
     if rng.random() < 0.8:
         f = (f - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-40, 40)
-        f *= rng.uniform(0.85, 1.15, 3).astype(np.float32)  # white balance
-    if rng.random() < 0.3:
-        f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(0.6, 1.6)
-    if rng.random() < 0.3:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+        f *= rng.uniform(*reach.white_balance, 3).astype(np.float32)  # white balance
+    if rng.random() < reach.gamma_p:
+        f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(*reach.gamma)
+    if rng.random() < reach.blur_p:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(*reach.blur))
     if rng.random() < 0.5:
         f += rng.normal(0, rng.uniform(1, 8), f.shape).astype(np.float32)
     img = np.clip(f, 0, 255).astype(np.uint8)
-    if rng.random() < 0.3:
-        _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+    if rng.random() < reach.jpeg_p:
+        q = int(rng.integers(*reach.jpeg_quality))
+        _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
         img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return img
+
+
+def around_die_jpeg(img: np.ndarray, box, rng: np.random.Generator, reach: CameraReach) -> tuple[np.ndarray, float, float]:
+    """The photo around a die compressed once more as a whole photo would be: at the photo's own
+    scale, on its own 16-pixel block grid (so that the blocks fall on the die as they would).
+    Returns the compressed window and where it lies in the photo (x, y); crops are cut from it."""
+    x1, y1, x2, y2 = box
+    r = 1.6 * max(x2 - x1, y2 - y1) + 8  # any crop of the die at any turn lies inside
+    h, w = img.shape[:2]
+    x0, y0 = max(0, int((x1 + x2) / 2 - r)) // 16 * 16, max(0, int((y1 + y2) / 2 - r)) // 16 * 16
+    xe, ye = min(w, int((x1 + x2) / 2 + r) + 1), min(h, int((y1 + y2) / 2 + r) + 1)
+    if xe - x0 < 16 or ye - y0 < 16:
+        return img, 0.0, 0.0
+    q = int(rng.integers(*reach.jpeg_quality))
+    _, enc = cv2.imencode(".jpg", np.ascontiguousarray(img[y0:ye, x0:xe]), [cv2.IMWRITE_JPEG_QUALITY, q])
+    return cv2.imdecode(enc, cv2.IMREAD_COLOR), float(x0), float(y0)
 
 
 def turn(img: np.ndarray, boxes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -199,7 +252,7 @@ def detector_sample(pool: Pool, rng: np.random.Generator):
         y0 = int(np.clip((c[1] + c[3]) / 2 - rng.uniform(20, PATCH - 20), 0, h - PATCH))
     else:
         x0, y0 = int(rng.integers(0, w - PATCH + 1)), int(rng.integers(0, h - PATCH + 1))
-    patch = colour_jitter(small[y0:y0 + PATCH, x0:x0 + PATCH], rng, kind == "real")
+    patch = colour_jitter(small[y0:y0 + PATCH, x0:x0 + PATCH], rng, kind == "real", pool.reach(kind))
     boxes = boxes - [x0, y0, x0, y0]
     g = PATCH // reader.DET_STRIDE
     heat = np.zeros((g, g), np.float32)
@@ -372,6 +425,10 @@ def face_sample(pool: Pool, rng: np.random.Generator):
     towards = (cx + math.cos(a) * (fx - cx) - math.sin(a) * (fy - cy),
                cy + math.sin(a) * (fx - cx) + math.cos(a) * (fy - cy))
     size = pool.crop
+    reach = pool.reach(where[0])  # the kind of picture the crop is cut from
+    if reach.photo_jpeg_p and rng.random() < reach.photo_jpeg_p:  # narrow: the draws of before
+        img, ox, oy = around_die_jpeg(img, box, rng, reach)
+        box, towards = [box[0] - ox, box[1] - oy, box[2] - ox, box[3] - oy], (towards[0] - ox, towards[1] - oy)
     crop = reader.face_crop(img, box, size, reader.CROP_SCALE, towards)
     if rng.random() < 0.4:  # fewer pixels on the die: a smaller or farther die
         f = rng.uniform(0.45, 0.9) * FEW_PIXELS / size
@@ -380,7 +437,7 @@ def face_sample(pool: Pool, rng: np.random.Generator):
                           interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    crop = colour_jitter(np.ascontiguousarray(crop), rng, kind == "real")
+    crop = colour_jitter(np.ascontiguousarray(crop), rng, kind == "real", reach)
     return crop, np.int64(label), np.float32(cocked)
 
 
@@ -581,11 +638,16 @@ if __name__ == "__main__":
     ap.add_argument("--max-minutes", type=float, help="stop and export after this long, even short of --steps")
     ap.add_argument("--faint-share", type=float, default=0.0,
                     help="face: share of die samples drawn from the faintest dice (FAINT_QUANTILE of them)")
+    ap.add_argument("--camera", choices=sorted(CAMERA), default="narrow",
+                    help="how far the light and camera jitter reaches on photos (CameraReach; wide: tried in the sixteenth cycle)")
+    ap.add_argument("--table-camera", choices=sorted(CAMERA), default="narrow",
+                    help="the same on the table views: the companion's own camera, fixed and uncompressed")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pool = Pool(args.real, args.part, args.build)
     pool.tile_share = args.tile_share
     pool.faint_share = args.faint_share
+    pool.camera, pool.table_camera = CAMERA[args.camera], CAMERA[args.table_camera]
     pool.crop = args.crop
     rest = (1 - args.real_share) / (1 - FACE_MIX["real"])
     pool.face_mix = {k: args.real_share if k == "real" else v * rest for k, v in FACE_MIX.items()}

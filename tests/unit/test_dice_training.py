@@ -48,3 +48,25 @@ def test_rendering_in_parallel_gives_the_same_pictures(tmp_path: Path):
         assert labels and labels == json.loads((two / "labels.json").read_text())
         for name in labels:
             assert (one / name).read_bytes() == (two / name).read_bytes(), (kind, name)
+
+
+def test_robustness_counts_each_kind_of_mistake_once_and_scales_the_truth_with_the_photo():
+    """robustness.score: a wrong face is one false positive and one false negative, a die read
+    where none lies a false positive, a die not found a false negative; a change that resizes
+    the photo resizes the labelled boxes with it."""
+    sys.path.insert(0, str(DICE))
+    try:
+        import robustness
+    finally:
+        sys.path.remove(str(DICE))
+    from types import SimpleNamespace
+
+    truth = [{"face": 3, "box": [10, 10, 30, 30]}, {"face": 5, "box": [50, 10, 70, 30]},
+             {"face": 1, "box": [90, 10, 110, 30]}]
+    read = [SimpleNamespace(face=3, score=0.9, box=[20, 20, 60, 60]),   # right (boxes twice as large)
+            SimpleNamespace(face=6, score=0.8, box=[100, 20, 140, 60]),  # the 5 read as a 6
+            SimpleNamespace(face=2, score=0.7, box=[300, 300, 340, 340])]  # nothing lies there
+    reader = SimpleNamespace(read=lambda img: read)
+    twice = (lambda img: img, 2.0)
+    got = robustness.score(reader, [(None, truth)], twice)
+    assert got == {"tp": 1, "fp": 2, "fn": 2, "f1": 0.3333, "wrong_face": 1, "spurious": 1, "missed": 1}
