@@ -82,15 +82,14 @@ def score(reader: DiceReader, items: list[tuple[np.ndarray, list[dict]]], change
     and the mistakes by kind: a die read with the wrong face (one false positive and one false
     negative), a die read where there is none, a die not found."""
     fn_, f = change
-    tp = wrong_ = spurious_ = missed_ = 0
+    tp = wrong = spurious = missed = 0
     for img, truth in items:
         want = [dict(t, box=[v * f for v in t["box"]]) for t in truth]
-        right, wrong, spurious, missed = match(reader.read(fn_(img)), want, 0.5)
-        tp += len(right)
-        wrong_, spurious_, missed_ = wrong_ + len(wrong), spurious_ + len(spurious), missed_ + len(missed)
-    fp, fn = wrong_ + spurious_, wrong_ + missed_
+        r, w, s, m = match(reader.read(fn_(img)), want, 0.5)
+        tp, wrong, spurious, missed = tp + len(r), wrong + len(w), spurious + len(s), missed + len(m)
+    fp, fn = wrong + spurious, wrong + missed
     return {"tp": tp, "fp": fp, "fn": fn, "f1": round(2 * tp / max(1, 2 * tp + fp + fn), 4),
-            "wrong_face": wrong_, "spurious": spurious_, "missed": missed_}
+            "wrong_face": wrong, "spurious": spurious, "missed": missed}
 
 
 def main() -> None:
