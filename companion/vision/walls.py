@@ -23,8 +23,9 @@ a loose tile also by a small network that looks at the stack's top beside its ne
 (`loose.py`), since one laid a little inwards does not reach past the stack's edge.
 
 A hand resting on a wall hides the tops under it, and its edge cuts them like a gap or a split.
-Where something that is neither felt nor tile lies beside a break in the tops (`_foreign`), the
-stacks there are reported hidden (`WallReading.hidden`), so that no break is read from them.
+Where something that is neither felt nor tile lies beside a break in the tops (`_foreign`), or a
+shadow falls there on the felt or the tops (`_shade`: a hand the felt's own colour), the stacks
+there are reported hidden (`WallReading.hidden`), so that no break is read from them.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ SPLIT_MIN_CM = 0.3
 #: a blob taken for one only leaves the break unread until the scene changes: the cut sits low.
 #: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
 FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
+#: a hand or a sleeve the felt's own colour is not told by hue, but it casts a shadow on the wall
+#: and the felt beside it (`_shade`): felt this much darker than the felt along the wall, or tops
+#: this much darker than the tops (the seams between them are dark lines), within this
+#: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
+#: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
+SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
 HALF_SHINE_RATIO = 0.973
@@ -486,18 +493,65 @@ def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, 
     return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
 
 
-def _hidden(strip: Strip, foreign: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis, pitch: float,
-            n: int) -> list[int]:
+def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
+    """Per column, how light the pixels `alike` picks out are along the wall: their median in each
+    centimetre (`cm` columns), the median of that over the 31 cm around; -1 where none is seen."""
+    cols = light.shape[1] // cm * cm
+    blocks = np.where(alike, light, np.nan)[:, :cols].reshape(light.shape[0], -1, cm).transpose(1, 0, 2)
+    blocks = np.sort(blocks.reshape(blocks.shape[0], -1), axis=1)  # NaN (not that colour) sorts last
+    count = alike[:, :cols].reshape(light.shape[0], -1, cm).sum(axis=(0, 2))
+    seen = np.flatnonzero(count)
+    if not len(seen):
+        return np.full(light.shape[1], -1.0, np.float32)
+    level = blocks[seen, (count[seen] - 1) // 2]
+    level = np.interp(np.arange(len(count)), seen, level)  # a centimetre without any: its neighbours'
+    ref = np.median(np.lib.stride_tricks.sliding_window_view(np.pad(level, 15, mode="edge"), 31), axis=1)
+    return np.pad(np.repeat(ref, cm), (0, light.shape[1] - cols), mode="edge").astype(np.float32)
+
+
+def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: int) -> np.ndarray:
+    """Per column, the share of the strip's first `rows` (inside the square up to the tops' outer
+    edge) that lie in a shadow: felt or tops (by their chromaticity) `SHADE_FELT` or
+    `SHADE_TOPS` as light as the same colour along the wall (`_along`), or darker; spread
+    `SHADE_REACH_CM` either way. A hand the felt's own colour is seen by the shadow it casts on
+    the wall and beside it.
+
+    Taking each colour's lightness along the wall, over 30 cm, leaves out uneven light and
+    vignetting; nothing else on the table casts a shadow that size. Rows outside the wall are left
+    out: a hand at the table's edge shades them without lying on the wall. Read at half the
+    strip's resolution, smoothed over 3 × 3 there, as the sensor's noise scatters a dark hue."""
+    half = (strip.hue.shape[1] // 2, rows // 2)
+    hue = cv2.blur(cv2.resize(strip.hue[:rows], half, interpolation=cv2.INTER_AREA), (3, 3))
+    light = cv2.blur(cv2.resize(strip.lab[:rows, :, 0], half, interpolation=cv2.INTER_AREA), (3, 3))
+    cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
+    chroma = min(SHADE_CHROMA, 0.45 * float(np.linalg.norm(felt[:3] - back[:3])))
+    dark = np.zeros(light.shape, bool)
+    for colour, ratio in ((felt, SHADE_FELT), (back, SHADE_TOPS)):
+        d = hue[..., :3] - colour[:3]
+        alike = np.einsum("...c,...c->...", d, d) < chroma ** 2
+        dark |= alike & (light < ratio * _along(light, alike, cm))
+    share = np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same")
+    reach = int(SHADE_REACH_CM * cm)
+    share = cv2.dilate(share[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
+    full = np.repeat(share, 2)
+    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
+def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis,
+            pitch: float, n: int) -> list[int]:
     """The stacks that something lying over the wall may hide: every run of stacks not seen
-    standing with a hand (`_foreign`) over it or beside it, and the stacks either side of any
-    break in the tops with one beside it (a hand's edge cuts them like a split, or by a sliver
-    that shifts how the stacks are numbered)."""
+    standing with a hand (`_foreign`) over it or beside it, or a shadow (`_shade`) beside a run
+    no longer than a hand is wide, and the stacks either side of any break in the tops with
+    either beside it (a hand's edge cuts them like a split, or by a sliver that shifts how the
+    stacks are numbered). A longer run with only a shadow beside it is stacks taken away, and
+    the shadow a hand's at the table's edge reaching where they stood."""
     cols = len(foreign)
     origin = h.origin if h.present else -n * pitch / 2  # a wall with no stack seen: where the layout puts it
 
-    def covered(a0: float, a1: float) -> bool:
+    def covered(a0: float, a1: float, shaded: bool = True) -> bool:
         c0 = int(np.clip(np.floor(strip.col(a0)), 0, cols - 1))
-        return float(foreign[c0:int(np.clip(np.ceil(strip.col(a1)), c0 + 1, cols))].max()) > FOREIGN_SHARE
+        c1 = int(np.clip(np.ceil(strip.col(a1)), c0 + 1, cols))
+        return float(foreign[c0:c1].max()) > FOREIGN_SHARE or shaded and float(shade[c0:c1].max()) > FOREIGN_SHARE
 
     have = {k: (a0, a1) for k, a0, a1 in h.present}
     out: set[int] = set()
@@ -506,7 +560,8 @@ def _hidden(strip: Strip, foreign: np.ndarray, runs: list[tuple[float, float]], 
         if k <= n and k not in have:
             run.append(k)
             continue
-        if run and covered(origin + (run[0] - 1.5) * pitch, origin + (run[-1] + 0.5) * pitch):
+        if run and covered(origin + (run[0] - 1.5) * pitch, origin + (run[-1] + 0.5) * pitch,
+                           len(run) * pitch <= SHADE_HAND_CM):
             out.update(run)
         run = []
     for (_, end), (start, _) in zip(runs, runs[1:]):
@@ -819,8 +874,15 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
         if level(side, k, cue, EDGE_SIGMA_CM) < -0.5:
             halves.add((side, k))
 
-    hidden = {side: _hidden(strips[side], _foreign(strips[side], felt_hue(strips[side]), back, bands[side]),
-                            runs[side], chosen[side], pitches[side], n) for side in SIDES}
+    hidden: dict[str, list[int]] = {}
+    for side in SIDES:
+        strip, h = strips[side], chosen[side]
+        if len(h.present) == n and len(runs[side]) < 2:  # every stack standing in one run: nothing hidden
+            hidden[side] = []
+            continue
+        felt = felt_hue(strip)
+        foreign, shade = _foreign(strip, felt, back, bands[side]), _shade(strip, felt, back, bands[side][1])
+        hidden[side] = _hidden(strip, foreign, shade, runs[side], h, pitches[side], n)
     out = {}
     for side in SIDES:
         h = chosen[side]

@@ -5,16 +5,19 @@ import pytest
 
 from companion.rules.variant import load_variant
 from companion.rules.wall import Square, break_wall
-from companion.vision.render.draw import render
+from companion.vision.render.draw import FELT, render
 from companion.vision.render.scenes import random_scene, resting_hand, scene_variant, wall_state
 from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
 from companion.vision.walls import _arcs, _gap_readings
 
 
-def observe(seed: int, level: str = "easy", hand: bool = False, **kw):
+def observe(seed: int, level: str = "easy", hand: bool | str = False, **kw):
+    """Analyse a rendered scene; `hand`: a hand resting on a wall, "felt" for one the felt's colour."""
     sc = random_scene(seed, level, **kw)
     t = sc.truth
-    obs = analyse(render(resting_hand(sc, seed) if hand else sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+    if hand:
+        sc = resting_hand(sc, seed, FELT[sc.look.felt % len(FELT)] if hand == "felt" else None)
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
                   with_tiles=False)
     return obs, t
 
@@ -165,6 +168,26 @@ def test_a_hand_resting_on_a_wall_is_not_taken_for_the_break():
     # and without a hand nothing is hidden
     obs, t = observe(7)
     assert "hidden" not in obs["walls"] and obs["walls"]["live_tiles"] == t["live_tiles"]
+
+
+def test_a_hand_the_colour_of_the_felt_is_seen_by_its_shadow():
+    """A sleeve the felt's colour is not told from the felt by hue; the shadow it casts on the
+    wall and the felt beside it marks the stacks there hidden, so its edge is not read as the
+    break (before: East's 5th read for South's 5th, and South's 14th on walls not yet broken)."""
+    obs, t = observe(0, hand="felt")
+    assert t["break"] == ["S", 5] and obs["walls"]["hidden"]
+    assert obs["walls"]["break"] in (None, t["break"])
+    obs, t = observe(2, hand="felt")
+    assert t["break"] is None and obs["walls"]["hidden"]
+    assert obs["walls"]["break"] is None
+
+
+def test_a_shadow_where_many_stacks_were_taken_is_no_hand_on_them():
+    """A hand at the table's edge shades the felt where eleven stacks were taken away: more than
+    a hand lying there could hide, so they are taken, and the break is read."""
+    obs, t = observe(20011, "hard")
+    assert t["break"] == ["W", 7] and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
 
 
 def test_no_break_on_a_built_wall():
