@@ -31,6 +31,7 @@ there are reported hidden (`WallReading.hidden`), so that no break is read from 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -68,6 +69,9 @@ FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
 #: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
 #: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
+#: beyond the wall a shadow may be a hand's at the table's edge: how far out it is looked for (cm
+#: past the strip), and how far along the wall its shadow may fall from it (cm)
+CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
 HALF_SHINE_RATIO = 0.973
@@ -130,12 +134,13 @@ class WallReading:
     hidden: list[int] = field(default_factory=list)
 
 
-def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str) -> Strip:
-    """The strip of `side`'s wall, long and wide enough for tops that look up to 12 % larger."""
+def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str,
+           across: tuple[float, float] | None = None) -> Strip:
+    """The strip of `side`'s wall, long and wide enough for tops that look up to 12 % larger;
+    `across`: other rows instead, (from, to) in cm from the square's centre."""
     f = WALL_FRAMES[side]
     half = layout.half_length * MAX_SCALE + 2.0
-    t0 = layout.inner - 2.5
-    t1 = layout.inner + layout.tile.depth * MAX_SCALE + 3.5
+    t0, t1 = across or (layout.inner - 2.5, layout.inner + layout.tile.depth * MAX_SCALE + 3.5)
     cols, rows = int((2 * half) * PX_PER_CM), int((t1 - t0) * PX_PER_CM)
     (ux, uy), (nx, ny), (cx, cy) = f.u, f.inward, layout.centre
     k = 1 / PX_PER_CM
@@ -509,20 +514,22 @@ def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
     return np.pad(np.repeat(ref, cm), (0, light.shape[1] - cols), mode="edge").astype(np.float32)
 
 
-def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: int) -> np.ndarray:
-    """Per column, the share of the strip's first `rows` (inside the square up to the tops' outer
-    edge) that lie in a shadow: felt or tops (by their chromaticity) `SHADE_FELT` or
-    `SHADE_TOPS` as light as the same colour along the wall (`_along`), or darker; spread
-    `SHADE_REACH_CM` either way. A hand the felt's own colour is seen by the shadow it casts on
-    the wall and beside it.
+def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
+           casters: Callable[[], np.ndarray]) -> np.ndarray:
+    """Per column, the share of the strip's rows that lie in a shadow: felt or tops (by their
+    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall
+    (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own colour is
+    seen by the shadow it casts on the wall and beside it.
 
-    Taking each colour's lightness along the wall, over 30 cm, leaves out uneven light and
-    vignetting; nothing else on the table casts a shadow that size. Rows outside the wall are left
-    out: a hand at the table's edge shades them without lying on the wall. Read at half the
-    strip's resolution, smoothed over 3 × 3 there, as the sensor's noise scatters a dark hue."""
-    half = (strip.hue.shape[1] // 2, rows // 2)
-    hue = cv2.blur(cv2.resize(strip.hue[:rows], half, interpolation=cv2.INTER_AREA), (3, 3))
-    light = cv2.blur(cv2.resize(strip.lab[:rows, :, 0], half, interpolation=cv2.INTER_AREA), (3, 3))
+    Rows from `outside` on lie beyond the wall, where a hand at the table's edge casts its shadow
+    too without lying on the wall: there a shadow counts only in the columns where no such hand
+    is seen (`casters()`, looked for only when there is a shadow there). Taking each colour's
+    lightness along the wall, over 30 cm, leaves out uneven light and vignetting; nothing else
+    on the table casts a shadow that size. Read at half the strip's resolution, smoothed over
+    3 × 3 there, as the sensor's noise scatters a dark hue."""
+    half = (strip.hue.shape[1] // 2, strip.hue.shape[0] // 2)
+    hue = cv2.blur(cv2.resize(strip.hue, half, interpolation=cv2.INTER_AREA), (3, 3))
+    light = cv2.blur(cv2.resize(strip.lab[..., 0], half, interpolation=cv2.INTER_AREA), (3, 3))
     cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
     chroma = min(SHADE_CHROMA, 0.45 * float(np.linalg.norm(felt[:3] - back[:3])))
     dark = np.zeros(light.shape, bool)
@@ -530,11 +537,26 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: int) -> np.nd
         d = hue[..., :3] - colour[:3]
         alike = np.einsum("...c,...c->...", d, d) < chroma ** 2
         dark |= alike & (light < ratio * _along(light, alike, cm))
+    beyond = dark[outside // 2:]
+    if beyond.any():
+        beyond[:, casters()[::2][:dark.shape[1]]] = False
     share = np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same")
     reach = int(SHADE_REACH_CM * cm)
     share = cv2.dilate(share[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
     full = np.repeat(share, 2)
     return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
+def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, back: np.ndarray) -> np.ndarray:
+    """Per column of `strip`, whether something that is neither felt nor tile lies beyond the wall
+    within `CASTER_CM` of the strip's outer edge, or `CASTER_REACH_CM` along the wall from one: a
+    hand at the table's edge, whose shadow on the felt outside the wall is no sign of a hand on
+    it (one the felt's colour is not seen here, and its shadow counts)."""
+    t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
+    apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
+    seen = _foreign(apron, felt_hue(strip), back, (0, apron.hue.shape[0])) > FOREIGN_SHARE
+    reach = int(CASTER_REACH_CM * PX_PER_CM)
+    return cv2.dilate(seen[None].astype(np.uint8), np.ones((1, 2 * reach + 1), np.uint8))[0].astype(bool)
 
 
 def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis,
@@ -881,7 +903,8 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
             hidden[side] = []
             continue
         felt = felt_hue(strip)
-        foreign, shade = _foreign(strip, felt, back, bands[side]), _shade(strip, felt, back, bands[side][1])
+        foreign = _foreign(strip, felt, back, bands[side])
+        shade = _shade(strip, felt, back, bands[side][1], lambda: _casters(image, cal, layout, strip, back))
         hidden[side] = _hidden(strip, foreign, shade, runs[side], h, pitches[side], n)
     out = {}
     for side in SIDES:

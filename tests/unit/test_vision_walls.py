@@ -180,6 +180,18 @@ def test_a_hand_the_colour_of_the_felt_is_seen_by_its_shadow():
     obs, t = observe(2, hand="felt")
     assert t["break"] is None and obs["walls"]["hidden"]
     assert obs["walls"]["break"] is None
+    # its shadow falls along the arm, outside the wall, where no hand at the table's edge casts it
+    obs, t = observe(16, hand="felt")
+    assert t["break"] == ["E", 5] and obs["walls"]["hidden"]
+    assert obs["walls"]["break"] in (None, t["break"])
+
+
+def test_a_shadow_from_a_hand_at_the_tables_edge_is_no_hand_on_the_wall():
+    """A hand at the table's edge, seen there, shades the felt outside the wall beside the split
+    at East's 5th: the stacks are not hidden and the break is read."""
+    obs, t = observe(14, "hard")
+    assert t["break"] == ["E", 5] and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
 
 
 def test_a_shadow_where_many_stacks_were_taken_is_no_hand_on_them():
