@@ -64,8 +64,8 @@ SPLIT_MIN_CM = 0.3
 #: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
 FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
 #: a hand or a sleeve the felt's own colour is not told by hue, but it casts a shadow on the wall
-#: and the felt beside it (`_shade`): felt this much darker than the felt along the wall, or tops
-#: this much darker than the tops (the seams between them are dark lines), within this
+#: and the felt beside it (`_shade`): felt this much darker than the felt along the wall in the same
+#: row, or tops this much darker than the tops (the seams between them are dark lines), within this
 #: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
 #: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
@@ -499,27 +499,33 @@ def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, 
 
 
 def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
-    """Per column, how light the pixels `alike` picks out are along the wall: their median in each
-    centimetre (`cm` columns), the median of that over the 31 cm around; -1 where none is seen."""
-    cols = light.shape[1] // cm * cm
-    blocks = np.where(alike, light, np.nan)[:, :cols].reshape(light.shape[0], -1, cm).transpose(1, 0, 2)
-    blocks = np.sort(blocks.reshape(blocks.shape[0], -1), axis=1)  # NaN (not that colour) sorts last
-    count = alike[:, :cols].reshape(light.shape[0], -1, cm).sum(axis=(0, 2))
-    seen = np.flatnonzero(count)
-    if not len(seen):
-        return np.full(light.shape[1], -1.0, np.float32)
-    level = blocks[seen, (count[seen] - 1) // 2]
-    level = np.interp(np.arange(len(count)), seen, level)  # a centimetre without any: its neighbours'
-    ref = np.median(np.lib.stride_tricks.sliding_window_view(np.pad(level, 15, mode="edge"), 31), axis=1)
-    return np.pad(np.repeat(ref, cm), (0, light.shape[1] - cols), mode="edge").astype(np.float32)
+    """Per pixel, how light the pixels `alike` picks out are in its row along the wall: their
+    median in each centimetre (`cm` columns) of the row, the median of that over the 31 cm
+    around; -1 in a row where none is seen. Row by row, so that a band of shade that runs along
+    the whole wall (a lamp off to one side: the wall's own shadow on the felt) is the norm there."""
+    rows, cols = light.shape[0], light.shape[1] // cm * cm
+    blocks = np.sort(np.where(alike, light, np.nan)[:, :cols].reshape(rows, -1, cm), axis=2)  # NaN sorts last
+    count = alike[:, :cols].reshape(rows, -1, cm).sum(axis=2)
+    seen = count > 0
+    # a centimetre without any takes the nearest one's before it in the row, else the one after
+    span = np.arange(count.shape[1])
+    before = np.maximum.accumulate(np.where(seen, span, -1), axis=1)
+    after = np.minimum.accumulate(np.where(seen, span, count.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    j = np.where(before >= 0, before, np.minimum(after, count.shape[1] - 1))
+    r = np.arange(rows)[:, None]
+    level = blocks[r, j, np.maximum(count[r, j] - 1, 0) // 2]
+    ref = np.median(np.lib.stride_tricks.sliding_window_view(np.pad(level, ((0, 0), (15, 15)), mode="edge"), 31,
+                                                             axis=1), axis=2)
+    ref[~seen.any(axis=1)] = -1.0
+    return np.pad(np.repeat(ref, cm, axis=1), ((0, 0), (0, light.shape[1] - cols)), mode="edge")
 
 
 def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
            casters: Callable[[], np.ndarray]) -> np.ndarray:
     """Per column, the share of the strip's rows that lie in a shadow: felt or tops (by their
-    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall
-    (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own colour is
-    seen by the shadow it casts on the wall and beside it.
+    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall in
+    its row (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own
+    colour is seen by the shadow it casts on the wall and beside it.
 
     Rows from `outside` on lie beyond the wall, where a hand at the table's edge casts its shadow
     too without lying on the wall: there a shadow counts only in the columns where no such hand

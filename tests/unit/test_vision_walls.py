@@ -8,7 +8,9 @@ from companion.rules.wall import Square, break_wall
 from companion.vision.render.draw import FELT, render
 from companion.vision.render.scenes import random_scene, resting_hand, scene_variant, wall_state
 from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
-from companion.vision.walls import _arcs, _gap_readings
+from companion.vision.calibrate import from_markers
+from companion.vision.geometry import SIDES, TableLayout
+from companion.vision.walls import FOREIGN_SHARE, _arcs, _gap_readings, _shade, back_colour, felt_colour, felt_hue, sample
 
 
 def observe(seed: int, level: str = "easy", hand: bool | str = False, **kw):
@@ -184,6 +186,26 @@ def test_a_hand_the_colour_of_the_felt_is_seen_by_its_shadow():
     obs, t = observe(16, hand="felt")
     assert t["break"] == ["E", 5] and obs["walls"]["hidden"]
     assert obs["walls"]["break"] in (None, t["break"])
+
+
+def test_a_shadow_along_the_whole_wall_is_the_norm_but_one_a_hand_wide_is_a_hand():
+    """A lamp off to one side lays each wall's own shadow on the felt beside it, along the whole
+    wall: in those rows that is how the felt looks, not a hand (`walls._shade` takes the felt's
+    lightness row by row). The same shade over 8 cm of the wall only is a hand's shadow."""
+    image, _ = render(random_scene(2, "easy", stage="built", variant_name="classical"))
+    cal = from_markers(image)
+    layout = TableLayout(cal.table_size, 18)
+    strips = [sample(image, cal, layout, side) for side in SIDES]
+    back = back_colour(strips, [felt_colour(s) for s in strips])
+    strip = strips[0]
+    rows = strip.lab.shape[0]
+    none_cast = lambda: np.zeros(strip.lab.shape[1], bool)  # noqa: E731  (no hand at the table's edge)
+    assert _shade(strip, felt_hue(strip), back, rows - 28, none_cast).max() < 0.05
+    strip.lab[-16:, :, 0] *= 0.7  # the outermost 2 cm of felt in the wall's shadow, all along it
+    assert _shade(strip, felt_hue(strip), back, rows - 28, none_cast).max() < FOREIGN_SHARE
+    strip.lab[-20:, 200:264, 0] *= 0.7  # and a shadow a hand wide over the outermost 2.5 cm
+    shade = _shade(strip, felt_hue(strip), back, rows - 28, none_cast)
+    assert shade[232] > FOREIGN_SHARE and shade[100] < FOREIGN_SHARE
 
 
 def test_a_shadow_from_a_hand_at_the_tables_edge_is_no_hand_on_the_wall():
