@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import cv2
 import numpy as np
@@ -553,14 +554,15 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
     return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
 
 
-def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, back: np.ndarray) -> np.ndarray:
+def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
+             back: np.ndarray) -> np.ndarray:
     """Per column of `strip`, whether something that is neither felt nor tile lies beyond the wall
     within `CASTER_CM` of the strip's outer edge, or `CASTER_REACH_CM` along the wall from one: a
     hand at the table's edge, whose shadow on the felt outside the wall is no sign of a hand on
     it (one the felt's colour is not seen here, and its shadow counts)."""
     t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
     apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
-    seen = _foreign(apron, felt_hue(strip), back, (0, apron.hue.shape[0])) > FOREIGN_SHARE
+    seen = _foreign(apron, felt, back, (0, apron.hue.shape[0])) > FOREIGN_SHARE
     reach = int(CASTER_REACH_CM * PX_PER_CM)
     return cv2.dilate(seen[None].astype(np.uint8), np.ones((1, 2 * reach + 1), np.uint8))[0].astype(bool)
 
@@ -910,7 +912,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
             continue
         felt = felt_hue(strip)
         foreign = _foreign(strip, felt, back, bands[side])
-        shade = _shade(strip, felt, back, bands[side][1], lambda: _casters(image, cal, layout, strip, back))
+        shade = _shade(strip, felt, back, bands[side][1], partial(_casters, image, cal, layout, strip, felt, back))
         hidden[side] = _hidden(strip, foreign, shade, runs[side], h, pitches[side], n)
     out = {}
     for side in SIDES:
