@@ -12,7 +12,7 @@ from companion.rules.variant import load_variant
 from companion.rules.wall import Stack
 from companion.storage import EventStore
 from companion.table import Table
-from companion.vision.render.draw import render
+from companion.vision.render.draw import FELT, render
 from companion.vision.render.scene import Hand
 from companion.vision.render.scenes import resting_hand
 from companion.vision.watch import StillScene, TableWatcher
@@ -223,18 +223,22 @@ def test_hands_moving_over_the_table_produce_no_event(table, watcher):
     assert not watcher.heard
 
 
-def test_a_hand_resting_on_a_wall_breaks_nothing(table, watcher):
+@pytest.mark.parametrize("sleeve", ["skin", "felt"])
+def test_a_hand_resting_on_a_wall_breaks_nothing(table, watcher, sleeve):
     """A hand resting on North's wall holds as still as the walls, and the stacks under it look
-    lifted (read, before the walls learnt to see hands, as a break at North's 5th). Nothing is
-    recorded or said from them; with the hand on another wall, the right break is recorded."""
+    lifted (read, before the walls learnt to see hands, as a break at North's 5th; one the felt's
+    colour, before they learnt to see its shadow, the same). Nothing is recorded or said from
+    them; with the hand on another wall, the right break is recorded."""
     table.record(DiceThrown(faces=[3, 4]))
     table.record(DiceThrown(faces=[5, 6]))  # R17/R19: West's 18th
-    on_north = resting_hand(scene_for_state(table.state, watcher.settings, dice_shown=[]), 0)
+    scene = scene_for_state(table.state, watcher.settings, dice_shown=[])
+    colour = FELT[scene.look.felt % len(FELT)] if sleeve == "felt" else None
+    on_north = resting_hand(scene, 0, colour)
     obs = still_frames(watcher, render(on_north)[0])
     assert obs["walls"]["hidden"][0][0] == "N" and obs["walls"]["break"] is None
     assert not [r for r in table.records() if isinstance(r.event, WallBroken)]
     assert not [m for m in watcher.heard if m.topic == "warning"]
-    on_east = resting_hand(scene_for_state(table.state, watcher.settings, dice_shown=[]), 7)
+    on_east = resting_hand(scene, 7, colour)
     obs = still_frames(watcher, render(on_east)[0], start=10.0)
     assert obs["walls"]["hidden"][0][0] == "E"
     assert [(r.event.seat, r.event.stack) for r in table.records() if isinstance(r.event, WallBroken)] == [("W", 18)]
