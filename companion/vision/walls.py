@@ -70,8 +70,9 @@ FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
 #: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
 #: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
-#: beyond the wall a shadow may be a hand's at the table's edge: how far out it is looked for (cm
-#: past the strip), and how far along the wall its shadow may fall from it (cm)
+#: beyond the wall a shadow may be a hand's at the table's edge: how far out its arm is looked for
+#: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
+#: from it (cm)
 CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
@@ -475,12 +476,21 @@ def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0
 
 def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
     """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
-    blobs that are neither felt nor tile: a hand, a sleeve, a cup.
+    blobs that are neither felt nor tile (`_foreign_mask`): a hand, a sleeve, a cup."""
+    other = _foreign_mask(strip, felt, back, rows)
+    k = int(PX_PER_CM) // 2
+    share = np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same")
+    full = np.repeat(share, 2)
+    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
+def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
+    """The pixels of the strip's `rows` that are neither felt nor tile, at half the strip's
+    resolution (a hand is large, and a frame has little time; averaging also halves the noise of
+    a dark felt's hue).
 
     By hue, so a shadow changes nothing; the ivory of the tiles' sides by its chromaticity alone
-    (sides in shade and in light alike); thin lines where two colours meet are opened away. Read
-    at half the strip's resolution (a hand is large, and a frame has little time), averaged, which
-    also halves the noise of a dark felt's hue."""
+    (sides in shade and in light alike); thin lines where two colours meet are opened away."""
     ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
     band = strip.hue[rows[0]:rows[1]]
     hue = cv2.resize(band, (band.shape[1] // 2, band.shape[0] // 2), interpolation=cv2.INTER_AREA)
@@ -492,11 +502,7 @@ def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, 
         return np.einsum("...c,...c->...", d, d) > thr * thr
 
     other = far(felt, thr_felt) & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
-    other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    k = int(PX_PER_CM) // 2
-    share = np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same")
-    full = np.repeat(share, 2)
-    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+    return cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
@@ -556,13 +562,18 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
 
 def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
              back: np.ndarray) -> np.ndarray:
-    """Per column of `strip`, whether something that is neither felt nor tile lies beyond the wall
-    within `CASTER_CM` of the strip's outer edge, or `CASTER_REACH_CM` along the wall from one: a
-    hand at the table's edge, whose shadow on the felt outside the wall is no sign of a hand on
-    it (one the felt's colour is not seen here, and its shadow counts)."""
+    """Per column of `strip`, whether an arm reaches in from beyond the wall, or lies within
+    `CASTER_REACH_CM` along the wall: something neither felt nor tile in the `CASTER_CM` past the
+    strip's outer edge that reaches that far out (a marker or the wind disc lying there does
+    not). A hand at the table's edge, whose shadow on the felt outside the wall is no sign of a
+    hand on it; one the felt's colour is not seen here, and its shadow counts."""
     t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
     apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
-    seen = _foreign(apron, felt, back, (0, apron.hue.shape[0])) > FOREIGN_SHARE
+    blobs = _foreign_mask(apron, felt, back, (0, apron.hue.shape[0]))
+    _, labels = cv2.connectedComponents(blobs, connectivity=8)
+    arms = np.unique(labels[-2:][labels[-2:] > 0])  # reaching in from beyond: an arm, not a marker
+    seen = np.repeat(np.isin(labels, arms).any(axis=0), 2)
+    seen = np.pad(seen, (0, strip.hue.shape[1] - len(seen)), mode="edge")
     reach = int(CASTER_REACH_CM * PX_PER_CM)
     return cv2.dilate(seen[None].astype(np.uint8), np.ones((1, 2 * reach + 1), np.uint8))[0].astype(bool)
 

@@ -216,6 +216,15 @@ def test_a_shadow_from_a_hand_at_the_tables_edge_is_no_hand_on_the_wall():
     assert obs["walls"]["break"] == t["break"]
 
 
+def test_a_marker_beyond_the_wall_is_no_arm_casting_the_shadow_there():
+    """A felt-coloured hand rests on East's wall beside the dealer button lying beyond it: the
+    button reaches in from nowhere, so the hand's shadow on the felt there still counts (before,
+    the button was taken for what cast it and the hand's edge was read as the break at East's 3rd)."""
+    obs, t = observe(25, "medium", hand="felt")
+    assert t["break"] is None and obs["walls"]["hidden"]
+    assert obs["walls"]["break"] is None
+
+
 def test_a_shadow_where_many_stacks_were_taken_is_no_hand_on_them():
     """A hand at the table's edge shades the felt where eleven stacks were taken away: more than
     a hand lying there could hide, so they are taken, and the break is read."""
