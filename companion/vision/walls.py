@@ -474,14 +474,22 @@ def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0
     return float(np.median(widths)) / PX_PER_CM if widths else float("nan")
 
 
+def _full_width(half: np.ndarray, strip: Strip, spread_cm: float = 0.0) -> np.ndarray:
+    """A per-column measure read at half the strip's resolution, as wide as the strip again, each
+    value first spread `spread_cm` either way along the wall (its largest nearby)."""
+    if spread_cm:
+        reach = int(spread_cm * PX_PER_CM / 2)
+        half = cv2.dilate(half[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
+    full = np.repeat(half, 2)
+    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
 def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
     """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
     blobs that are neither felt nor tile (`_foreign_mask`): a hand, a sleeve, a cup."""
     other = _foreign_mask(strip, felt, back, rows)
     k = int(PX_PER_CM) // 2
-    share = np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same")
-    full = np.repeat(share, 2)
-    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+    return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
 
 
 def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
@@ -553,11 +561,7 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
     beyond = dark[outside // 2:]
     if beyond.any():
         beyond[:, casters()[::2][:dark.shape[1]]] = False
-    share = np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same")
-    reach = int(SHADE_REACH_CM * cm)
-    share = cv2.dilate(share[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
-    full = np.repeat(share, 2)
-    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+    return _full_width(np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same"), strip, SHADE_REACH_CM)
 
 
 def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
@@ -572,10 +576,7 @@ def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: St
     blobs = _foreign_mask(apron, felt, back, (0, apron.hue.shape[0]))
     _, labels = cv2.connectedComponents(blobs, connectivity=8)
     arms = np.unique(labels[-2:][labels[-2:] > 0])  # reaching in from beyond: an arm, not a marker
-    seen = np.repeat(np.isin(labels, arms).any(axis=0), 2)
-    seen = np.pad(seen, (0, strip.hue.shape[1] - len(seen)), mode="edge")
-    reach = int(CASTER_REACH_CM * PX_PER_CM)
-    return cv2.dilate(seen[None].astype(np.uint8), np.ones((1, 2 * reach + 1), np.uint8))[0].astype(bool)
+    return _full_width(np.isin(labels, arms).any(axis=0), strip, CASTER_REACH_CM) > 0
 
 
 def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis,
