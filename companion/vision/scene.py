@@ -25,7 +25,7 @@ from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
 from companion.vision.dice import DieReading, find_dice, on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
-from companion.vision.walls import WallReading, read_walls
+from companion.vision.walls import SHADE_HAND_CM, WallReading, read_walls
 
 DICE_PX_PER_CM = 12.0
 #: how far the dice view reaches past the walls' inner faces, cm (negative: it stops inside them)
@@ -47,6 +47,9 @@ TILE_FIT = (0.68, 1.6)
 LOOSE_RISE = 0.5
 #: … or that the loose-tile model (`loose.py`) says carries one with this probability
 LOOSE_P = 0.5
+#: a hand resting on a wall hides at most this many stacks (`walls.SHADE_HAND_CM`, 15 cm, of 2.2 cm
+#: tiles): a wider gap is stacks taken for sure, even where no loose tile is seen beside it
+HAND_STACKS = int(SHADE_HAND_CM // TileSize().width)
 
 #: a photo without markers: a tile the recogniser scores this high is a tile (on the 121 real dice
 #: photos, where none lie, 99 % of the "tiles" score under 0.53) …
@@ -230,6 +233,11 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     R20) where the loose tiles lie; after the deal the gap runs on along the live wall (R24),
     so the break is the gap's end at the dead wall. Split style: the stack on the dead-wall side
     of the split (riichi: the dead wall's first stack); after the deal, the stack before the gap.
+
+    A hand resting on a wall that the wall reader did not see leaves a gap too, so a gap counts
+    only where the rules could have left it: with loose tiles beside it (where R20 lays them,
+    best), or wider than a hand (lift style); a whole number of the deal's takes, or the deal
+    done (split style, R24).
     """
     size = len(ring)
     back = -1 if variant.dead_wall.side == "right" else 1
@@ -240,22 +248,55 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
             while ring[(j + 1) % size] == 0 and (j + 1) % size != i:
                 j = (j + 1) % size
             gaps.append((i, j))
+
+    def span(g: tuple[int, int]) -> int:
+        return (g[1] - g[0]) % size + 1
+
     if variant.break_.style == "lift":
         if not gaps:
             return None
         ends = [g[0] if back == -1 else g[1] for g in gaps]
-        if loose:  # the gap beside the loose tiles (they lie within the dead wall, R20)
-            def dist(e: int) -> int:
-                return min(((lt - e) * back) % size for lt in loose)
-            return min(ends, key=dist)
+        laid = (variant.replacement.loose_top_at, variant.replacement.loose_bottom_at)
+
+        def dist(e: int) -> int:
+            return min(((lt - e) * back) % size for lt in loose)
+
+        def laid_as_told(e: int) -> int:
+            # how many lie on the very stacks R20 names from this end (the 5th and 3rd in
+            # classical rules): a hand over a wall makes a gap too, and the stacks beside it
+            # can look raised, but seldom just there
+            return sum((e + back * k) % size in loose for k in laid)
+
+        if variant.replacement.source == "loose":
+            # R19–R21: from the break to the end of the hand, loose tiles lie on the dead wall
+            # (when both are drawn, the next stack is lifted and laid there): a gap without one
+            # beside it may be stacks hidden by a hand, not the break
+            near = [e for e in ends if loose and dist(e) <= variant.dead_wall.stacks]
+            if near:
+                return min(near, key=lambda e: (-laid_as_told(e), dist(e)))
+            # none seen (missed, or under a hand): only a gap wider than a hand is stacks taken
+            wide = [e for e, g in zip(ends, gaps) if span(g) > HAND_STACKS]
+            return wide[0] if len(wide) == 1 else None
         singles = [e for e, g in zip(ends, gaps) if g[0] == g[1]]
         return singles[0] if len(singles) == 1 else (ends[0] if len(ends) == 1 else None)
-    # split: the end of the drawn-away gap next to the dead wall, or the widest split
-    if gaps:
-        g = max(gaps, key=lambda g: (g[1] - g[0]) % size)
+    # split: the end of the drawn-away gap next to the dead wall, or the widest split. R24: the
+    # deal takes whole stacks a few at a time (two: four tiles), so until those takes are done
+    # a gap is a whole number of takes, or it is a hand's; and until a whole pass is dealt, a
+    # split apart from every gap is still the break
+    widths = (splits if isinstance(splits, dict) else dict.fromkeys(splits, 1.0)) if splits else {}
+    take = max(1, variant.deal.blocks[0] // 2) if variant.deal.blocks else 1  # stacks a seat takes at once
+    one_pass, takes_done = 4 * take, 4 * sum(variant.deal.blocks) // 2  # stacks gone after one pass, after all
+    dealt = [g for g in gaps if span(g) >= takes_done or span(g) % take == 0]
+
+    def beside(i: int, g: tuple[int, int]) -> bool:  # split i (between i and i + 1) at the gap's edge or in it
+        return ((i - g[0] + 2) % size) <= span(g) + 2
+
+    apart = {i: w for i, w in widths.items() if not any(beside(i, g) for g in gaps)}
+    if dealt and not (apart and max(map(span, dealt)) < one_pass):
+        g = max(dealt, key=span)
         return (g[0] - 1) % size if back == -1 else (g[1] + 1) % size
-    if splits:
-        widths = splits if isinstance(splits, dict) else dict.fromkeys(splits, 1.0)
+    widths = apart if gaps else widths
+    if widths:
         i = max(sorted(widths), key=lambda k: widths[k])
         return i if back == -1 else (i + 1) % size
     return None

@@ -143,6 +143,76 @@ def test_the_widest_split_is_the_break():
     assert find_break(v, [2] * sq.size, {sq.index("W", 3): 0.35, sq.index("W", 9): 0.8}, set()) == sq.index("W", 9)
 
 
+def test_the_loose_tiles_where_r20_lays_them_tell_the_break_from_a_hand():
+    """A hand over a wall makes a gap too, and the stacks beside it may look as if tiles lay on
+    them, here nearer that gap than the true loose tiles are to the break: the break is the gap
+    whose dead wall carries them on its 3rd and 5th stacks (R20)."""
+    v = load_variant("classical")
+    sq = Square.for_variant(v)
+    at = sq.index("E", 17)
+    ws = wall_state(v, at)
+    ring = list(ws.heights)
+    ring[sq.index("N", 5)] = ring[sq.index("N", 6)] = 0  # under the hand
+    looks_raised = {sq.index("N", 3), sq.index("N", 1)}
+    assert find_break(v, ring, set(), set(ws.loose) | looks_raised) == at
+    # with only the hand's neighbours looking raised, the nearest gap is still the break
+    assert find_break(v, ring, set(), looks_raised) == sq.index("N", 5)
+
+
+@pytest.mark.parametrize("name", ["classical", "german"])
+def test_a_gap_with_no_loose_tile_beside_it_is_no_break(name):
+    """R19–R21: from the break to the end of the hand, loose tiles lie on the dead wall (when both
+    are drawn the next stack is lifted and laid there), so a lone gap without one is a hand's."""
+    v = load_variant(name)
+    sq = Square.for_variant(v)
+    ring = [2] * sq.size
+    ring[sq.index("N", 7)] = 0
+    assert find_break(v, ring, set(), set()) is None
+    ws = wall_state(v, sq.index("N", 7))
+    assert find_break(v, ws.heights, set(), set(ws.loose)) == sq.index("N", 7)
+    one_left = set(ws.loose[:1])  # one drawn for a kong (R21)
+    assert find_break(v, ws.heights, set(), one_left) == sq.index("N", 7)
+    # the loose tiles not seen after the deal: a gap wider than a hand is stacks taken all the same
+    dealt = wall_state(v, sq.index("N", 7), drawn=53)
+    assert find_break(v, dealt.heights, set(), set()) == sq.index("N", 7)
+
+
+@pytest.mark.parametrize("name", ["riichi", "mcr"])
+def test_in_a_split_wall_a_gap_the_deal_could_not_leave_is_no_break(name):
+    """R24: the deal takes two stacks at a time, from the split. A gap of one or three stacks is a
+    hand's; and until a whole pass is dealt, a split apart from every gap is still the break."""
+    v = load_variant(name)
+    sq = Square.for_variant(v)
+    ring = [2] * sq.size
+    ring[sq.index("S", 8)] = 0
+    assert find_break(v, ring, set(), set()) is None
+    ring[sq.index("S", 9)] = ring[sq.index("S", 10)] = 0  # three: no whole number of takes either
+    assert find_break(v, ring, set(), set()) is None
+    ring[sq.index("S", 11)] = 0  # four: two takes of the deal
+    assert find_break(v, ring, set(), set()) is not None
+    ring[sq.index("S", 10)] = ring[sq.index("S", 11)] = 2
+    split = {sq.index("N", 6): 0.8}  # a hand two stacks wide, and the split made for the break
+    assert find_break(v, ring, split, set()) == find_break(v, [2] * sq.size, split, set())
+    # the deal under way: the gap runs from the break, and a stray split elsewhere does not move it
+    at = sq.index("W", 12)
+    dealt = wall_state(v, at, drawn=53)
+    assert find_break(v, dealt.heights, {sq.index("E", 4): 0.8}, set()) == at
+
+
+@pytest.mark.parametrize("seed,level,variant,brk,before", [
+    (30053, "easy", "classical-19", ["E", 17], ["N", 5]),  # the gap without loose tiles where R20 lays them
+    (30027, "medium", "riichi", ["N", 6], ["S", 14]),  # two stacks hidden, apart from the split
+    (30050, "hard", "hongkong", None, ["N", 15]),  # three stacks hidden: no number of the deal's takes
+])
+def test_a_felt_hand_left_unseen_on_a_wall_does_not_make_a_break(seed, level, variant, brk, before):
+    """These hands, the felt's colour, cast too faint a shadow to be seen, and the stacks under
+    them look taken; the gap they leave is none the rules could leave (R20, R24), and the break
+    is read where it is, or none before it (`before`: what was read when any gap would do)."""
+    obs, t = observe(seed, level, hand="felt")
+    assert t["variant"] == variant and t["break"] == brk
+    assert obs["walls"]["break"] == brk != before
+
+
 @pytest.mark.parametrize("name", ["classical", "german", "riichi", "mcr"])
 def test_dead_wall_follows_the_variant(name):
     # R20: the dead wall lies on the variant's side of the break; lifted: beside the gap, split: from the break on
