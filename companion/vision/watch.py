@@ -12,7 +12,8 @@ each new still scene once (`companion.vision.scene.analyse`), publishes what it 
   dice nudged a little without a new face, and dice that another source (the dice box, a phone)
   has just reported are taken as known, never recorded again;
 * the break as seen becomes a WallBroken(source "camera") event; a break at the wrong stack warns
-  "wrong_break" with the expected and observed positions (R17, R19);
+  "wrong_break" with the expected and observed positions (R17, R19); when every wall is later
+  seen whole again, the watcher undoes the break it recorded (it took something for one);
 * the East marker at another seat than East's warns "wrong_marker" (R11); a wind disc showing
   another wind than the prevalent one warns "wrong_wind" (R13);
 * the live wall running low warns "few_tiles_left" (each count once).
@@ -104,6 +105,8 @@ class _Memory:
     dice_faces: list[int] = field(default_factory=list)  # the face of the die at each of dice_positions
     throws: tuple | None = None  # the game's throws when the dice were last taken (`_throw_mark`)
     breaks: set = field(default_factory=set)
+    #: the break this watcher recorded last: (game, hand, seat, stack, event id), or None
+    camera_break: tuple | None = None
     warned: set = field(default_factory=set)
 
 
@@ -235,8 +238,12 @@ class TableWatcher(Worker):
         self.hub.warn(code, message, **details)
 
     def _check_break(self, obs: dict[str, Any], state) -> None:
-        seen = (obs.get("walls") or {}).get("break")
-        if seen is None or state.brk is None:
+        walls = obs.get("walls") or {}
+        seen = walls.get("break")
+        if state.brk is None:
+            return
+        if seen is None:
+            self._withdraw_break(walls, state)
             return
         seat, stack = seen
         key = (state.game, state.hand, seat, stack)
@@ -245,7 +252,8 @@ class TableWatcher(Worker):
         self.memory.breaks.add(key)
         if state.observed_break != (seat, stack):
             try:
-                self.table.record(WallBroken(seat=seat, stack=stack, source="camera"))
+                recorded = self.table.record(WallBroken(seat=seat, stack=stack, source="camera"))
+                self.memory.camera_break = (*key, recorded.id)
             except CompanionError as e:
                 log.warning("vision: break not recorded: %s", e)
         expected = [state.brk.wall, state.brk.stack]
@@ -257,6 +265,27 @@ class TableWatcher(Worker):
                 f"you broke at {'the' if seat == expected[0] else WIND_NAMES[seat] + chr(39) + 's'} "
                 f"{counted(stack, n, end)}",
                 expected=expected, observed=[seat, stack])
+
+    def _withdraw_break(self, walls: dict[str, Any], state) -> None:
+        """Undo the break this watcher recorded when every wall now stands whole: what it took for
+        the break was not one (most often a hand resting on a wall that it did not see as a hand,
+        gone now). A break a player recorded is theirs and stays."""
+        mark = self.memory.camera_break
+        if mark is None or mark[:2] != (state.game, state.hand) or state.observed_break != tuple(mark[2:4]):
+            return
+        n = state.variant.stacks_per_wall
+        seats = walls.get("seats") or {}
+        if len(seats) != 4 or walls.get("hidden") or any(
+                w["count"] != n or w["splits"] or w["hidden"] for w in seats.values()):
+            return
+        try:
+            self.table.undo(target=mark[4])
+        except CompanionError as e:
+            log.warning("vision: break seen before not withdrawn: %s", e)
+            return
+        log.info("vision: the walls stand whole: the break seen at %s %s is withdrawn", mark[2], mark[3])
+        self.memory.camera_break = None
+        self.memory.breaks.discard(mark[:4])  # seen there again, it is recorded (and checked) again
 
     def _check_dice(self, obs: dict[str, Any]) -> None:
         state = self.table.state

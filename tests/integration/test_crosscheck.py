@@ -1,5 +1,7 @@
 """The live cross-checks on rendered frames: wrong break, cocked die, hands over the table."""
 
+import dataclasses
+
 import msgspec
 import pytest
 
@@ -83,6 +85,40 @@ def test_a_wrong_break_warns_with_the_expected_position(table, watcher):
     # the same still scene again: nothing new is recorded or said
     still_frames(watcher, image, start=10.0)
     assert len([r for r in table.records() if isinstance(r.event, WallBroken)]) == 1
+
+
+def whole_walls(scene):
+    """The same table with every wall standing whole (not broken yet)."""
+    return dataclasses.replace(scene, walls={side: [2] * len(w) for side, w in scene.walls.items()},
+                               offsets={side: [0.0] * len(o) for side, o in scene.offsets.items()})
+
+
+def test_a_break_seen_on_walls_that_then_stand_whole_is_withdrawn(table, watcher):
+    """What the camera took for a break (here drawn as one at North's 5th: in play, most often a
+    hand resting on a wall that it did not see as a hand) is undone when the walls are next seen
+    whole, so the phones stop saying the wall was broken wrong; seen there again, it is recorded
+    and said again, and the real break is recorded as ever. A break a player recorded stays."""
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))  # R17/R19: West's 18th
+    scene = scene_for_state(table.state, watcher.settings, broken_at=Stack("N", 5), dice_shown=[])
+    taken = render(scene)[0]
+    still_frames(watcher, taken)
+    assert table.state.observed_break == ("N", 5) and table.state.break_check()["ok"] is False
+    obs = still_frames(watcher, render(whole_walls(scene))[0], start=10.0)
+    assert obs["walls"]["break"] is None
+    assert table.state.observed_break is None and table.state.break_check() is None
+    still_frames(watcher, taken, start=20.0)  # the same again
+    assert table.state.observed_break == ("N", 5)
+    assert len([m for m in watcher.heard if m.topic == "warning" and m.data["code"] == "wrong_break"]) == 2
+    still_frames(watcher, render(scene_for_state(table.state, watcher.settings, dice_shown=[]))[0], start=30.0)
+    assert table.state.observed_break == ("W", 18) and table.state.break_check()["ok"] is True
+    # a player says where the wall was broken: the walls seen whole after that undo nothing
+    table.record(WallBroken(seat="W", stack=17))
+    count = len(table.records())
+    hand = Hand(x=40, y=40, angle=180, height=10)  # moving over the table first: a new still scene
+    watcher.process(Frame(image=render(whole_walls(dataclasses.replace(scene, hands=[hand])))[0], seq=0, t=39.0))
+    assert still_frames(watcher, render(whole_walls(scene))[0], start=40.0)["walls"]["break"] is None
+    assert table.state.observed_break == ("W", 17) and len(table.records()) == count
 
 
 def test_a_wrong_break_is_told_as_a_german_table_counts(tmp_path, watcher):
