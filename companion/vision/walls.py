@@ -70,6 +70,8 @@ FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
 #: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
 #: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
+#: a colour's lightness along the wall is a norm only where the colour shows in this share of it
+ALONG_SEEN = 0.5
 #: beyond the wall a shadow may be a hand's at the table's edge: how far out its arm is looked for
 #: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
 #: from it (cm)
@@ -529,9 +531,14 @@ def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
     j = np.where(before >= 0, before, np.minimum(after, count.shape[1] - 1))
     r = np.arange(rows)[:, None]
     level = blocks[r, j, np.maximum(count[r, j] - 1, 0) // 2]
-    ref = np.median(np.lib.stride_tricks.sliding_window_view(np.pad(level, ((0, 0), (15, 15)), mode="edge"), 31,
-                                                             axis=1), axis=2)
-    ref[~seen.any(axis=1)] = -1.0
+    def around(a: np.ndarray) -> np.ndarray:  # each centimetre's 31 cm round it in the row
+        return np.lib.stride_tricks.sliding_window_view(np.pad(a, ((0, 0), (15, 15)), mode="edge"), 31, axis=1)
+
+    ref = np.median(around(level), axis=2)
+    # where the colour shows in under ALONG_SEEN of the 31 cm (the felt in a row across the wall,
+    # seen only in a gap), its level is borrowed from farther on, under other light, while in
+    # the gap the stacks beside it shade it: no norm there
+    ref[around(seen.astype(float)).mean(axis=2) < ALONG_SEEN] = -1.0
     return np.pad(np.repeat(ref, cm, axis=1), ((0, 0), (0, light.shape[1] - cols)), mode="edge")
 
 

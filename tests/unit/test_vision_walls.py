@@ -287,6 +287,18 @@ def test_a_shadow_from_a_hand_at_the_tables_edge_is_no_hand_on_the_wall():
     assert obs["walls"]["break"] == t["break"]
 
 
+@pytest.mark.parametrize("seed", [90134, 90031])
+def test_the_felt_in_a_gap_shaded_by_its_stacks_is_no_hands_shadow(seed):
+    """A lifted stack's gap under a lamp off to one side: the stacks beside it shade the felt
+    there, and in the rows across the wall no felt shows anywhere else near, so its lightness
+    was compared with the felt beyond the wall's end, under other light, and the gap was taken
+    for a hand's shadow (no break read). There is no norm for a colour in a row where it
+    hardly shows (`walls.ALONG_SEEN`)."""
+    obs, t = observe(seed, "hard")
+    assert t["stage"] == "broken" and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
+
+
 def test_a_marker_beyond_the_wall_is_no_arm_casting_the_shadow_there():
     """A felt-coloured hand rests on East's wall beside the dealer button lying beyond it: the
     button reaches in from nowhere, so the hand's shadow on the felt there still counts (before,
