@@ -39,3 +39,14 @@ def test_east_marker_and_wind_found_in_rendered_scenes(seed):
                   with_tiles=False)
     assert obs["east_marker"] == t["east_marker"]
     assert obs["wind_shown"] == t["wind_shown"]
+
+
+def test_a_dealer_button_in_a_dark_corner_is_found():
+    """Hard 90056: the table far from the camera, turned 45°, a heavy vignette. Only part of the
+    button's red disc is bright and saturated enough, a blob 1.5 times as long as wide, which
+    the old cut (1.5) refused; a marker may be 1.8 times (`markers.MARKER_ASPECT`)."""
+    sc = random_scene(90056, "hard")
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert obs["east_marker"] == t["east_marker"] == "E"
