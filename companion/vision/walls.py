@@ -518,8 +518,9 @@ def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[
 def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
     """Per pixel, how light the pixels `alike` picks out are in its row along the wall: their
     median in each centimetre (`cm` columns) of the row, the median of that over the 31 cm
-    around; -1 in a row where none is seen. Row by row, so that a band of shade that runs along
-    the whole wall (a lamp off to one side: the wall's own shadow on the felt) is the norm there."""
+    around; -1 where they show in under `ALONG_SEEN` of those 31 cm. Row by row, so that a band
+    of shade that runs along the whole wall (a lamp off to one side: the wall's own shadow on
+    the felt) is the norm there."""
     rows, cols = light.shape[0], light.shape[1] // cm * cm
     blocks = np.sort(np.where(alike, light, np.nan)[:, :cols].reshape(rows, -1, cm), axis=2)  # NaN sorts last
     count = alike[:, :cols].reshape(rows, -1, cm).sum(axis=2)
