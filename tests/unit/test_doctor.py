@@ -224,7 +224,8 @@ def test_pins_that_cannot_be_had_are_said_once_in_the_report(tmp_path, monkeypat
     """The panel's own log line (for the service) is not printed above the doctor's report."""
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")  # as on a machine with no GPIO
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[camera]\nsource = "off"\n[gpio]\nbackend = "real"\n')
+    # port 0: no companion is asked for its report (one running on this machine would answer in its place)
+    cfg.write_text('[camera]\nsource = "off"\n[gpio]\nbackend = "real"\n[server]\nport = 0\n')
     # a process of its own: the service's logging writes to the real stderr, which CliRunner does not catch
     r = subprocess.run([sys.executable, "-m", "companion", "doctor", "--config", str(cfg),
                         "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
