@@ -532,6 +532,7 @@ def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
     j = np.where(before >= 0, before, np.minimum(after, count.shape[1] - 1))
     r = np.arange(rows)[:, None]
     level = blocks[r, j, np.maximum(count[r, j] - 1, 0) // 2]
+
     def around(a: np.ndarray) -> np.ndarray:  # each centimetre's 31 cm round it in the row
         return np.lib.stride_tricks.sliding_window_view(np.pad(a, ((0, 0), (15, 15)), mode="edge"), 31, axis=1)
 

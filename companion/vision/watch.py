@@ -271,7 +271,7 @@ class TableWatcher(Worker):
         the break was not one (most often a hand resting on a wall that it did not see as a hand,
         gone now). A break a player recorded is theirs and stays."""
         mark = self.memory.camera_break
-        if mark is None or mark[:2] != (state.game, state.hand) or state.observed_break != tuple(mark[2:4]):
+        if mark is None or mark[:2] != (state.game, state.hand) or state.observed_break != mark[2:4]:
             return
         n = state.variant.stacks_per_wall
         seats = walls.get("seats") or {}
