@@ -364,7 +364,7 @@ def cocked_on_table(readings: list[DieReading], die_px: float, size: tuple[int, 
     for d, may in zip(readings, leaning):
         # a surer leaning die beside it: this one is its support
         holds = any(near(d, o) and ok and o.p_cocked > d.p_cocked for o, ok in zip(readings, leaning))
-        cocked = may and (by_wall(d) or not holds)
+        cocked = bool(may and (by_wall(d) or not holds))
         out.append(d if cocked == d.cocked else replace(d, cocked=cocked))
     return out
 

@@ -33,11 +33,14 @@ DICE_VIEW_REACH = -0.3
 #: a die the dice view cuts off at its edge (one leaning on a wall has its top over the wall's
 #: foot) is looked for again on a view reaching this far past the faces, cm; one found there is
 #: kept when the first view had no die there, its middle lies within EDGE_BAND of the first
-#: view's edge and at least EDGE_INSIDE inside the faces (both × a die's side): the detector,
-#: trained on views cut inside the walls, takes bits of the walls' foot for dice, and those lie
-#: on the faces (models/dice/README.md, "Dice the view cuts off")
-DICE_EDGE_REACH = 0.7
-EDGE_BAND, EDGE_INSIDE = 0.5, 0.3
+#: view's edge and no more than -EDGE_INSIDE beyond the faces (both × a die's side). A die leaning
+#: on a wall pushed out a little is seen with its middle up to 0.31 of a side beyond where the
+#: faces should be (its top, seen from the camera, lies over the wall), so the view reaches 1.6 cm
+#: to see it whole; the detector, trained on views cut inside the walls, takes bits of the walls'
+#: foot for dice, and those lie from 0.49 of a side beyond the faces (models/dice/README.md, "Dice
+#: the view cuts off")
+DICE_EDGE_REACH = 1.6
+EDGE_BAND, EDGE_INSIDE = 0.5, -0.4
 #: face-up tiles are read on a top-down view of the table at this scale: a little above what a
 #: 720p camera over the table gives (6-9 px/cm), so the view loses nothing the camera saw
 TILES_PX_PER_CM = 12.0
