@@ -488,10 +488,21 @@ def _full_width(half: np.ndarray, strip: Strip, spread_cm: float = 0.0) -> np.nd
 
 def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
     """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
-    blobs that are neither felt nor tile (`_foreign_mask`): a hand, a sleeve, a cup."""
-    other = _foreign_mask(strip, felt, back, rows)
+    blobs that are neither felt nor tile (`_foreign_mask`) and reach the band's inner or outer
+    edge: a hand, a sleeve, a cup. What lies over a wall came from beyond it; a blob inside the
+    band is where colours blend, the felt shaded in a split or a gap against the stacks' ends."""
+    other = _reaching_across(_foreign_mask(strip, felt, back, rows))
     k = int(PX_PER_CM) // 2
     return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
+
+
+def _reaching_across(mask: np.ndarray) -> np.ndarray:
+    """The blobs of `mask` (8-connected) that touch its first or last row."""
+    n, labels = cv2.connectedComponents(mask, connectivity=8)
+    edge = np.zeros(n, bool)
+    edge[labels[0]] = edge[labels[-1]] = True
+    edge[0] = False
+    return edge[labels].astype(mask.dtype)
 
 
 def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:

@@ -299,6 +299,18 @@ def test_the_felt_in_a_gap_shaded_by_its_stacks_is_no_hands_shadow(seed):
     assert obs["walls"]["break"] == t["break"]
 
 
+@pytest.mark.parametrize("seed", [90000, 90033, 20061])
+def test_a_sliver_of_mixed_colour_at_a_gap_is_no_hand(seed):
+    """Where a gap or a split meets the stacks beside it, the felt shaded by them and the tiles'
+    ends blend into colours that are neither felt, nor back, nor ivory: a patch inside the band
+    of tops. It was taken for a hand's edge and the break left unread; a hand lying over the wall
+    reaches it from beyond, so only blobs touching the band's inner or outer edge count
+    (`walls._foreign`)."""
+    obs, t = observe(seed, "hard")
+    assert t["break"] is not None and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
+
+
 def test_a_marker_beyond_the_wall_is_no_arm_casting_the_shadow_there():
     """A felt-coloured hand rests on East's wall beside the dealer button lying beyond it: the
     button reaches in from nowhere, so the hand's shadow on the felt there still counts (before,
