@@ -88,14 +88,23 @@ LETTER_PX_PER_CM = 14.0
 #: letter templates are compared at this many degrees apart
 TEMPLATE_STEP_DEG = 3
 _LETTER = 36  # side of the normalised letter patch (px)
+#: a pixel of the disc's face this far in chroma (Lab a, b) from its white is something lying over
+#: it, and left out of the letter's match; with more than MAX_COVERED of the face covered, the
+#: letter is not read
+COVER_CHROMA, MAX_COVERED = 12.0, 0.5
+#: where no whole disc reads, a white blob of at least PARTLY_AREA of a disc's area filling
+#: PARTLY_FILL of its enclosing circle (a disc a finger lies over) is read too, and taken from
+#: a match of PARTLY_SCORE
+PARTLY_AREA, PARTLY_FILL, PARTLY_SCORE = 0.25, 0.35, 0.6
 
 
 @lru_cache(maxsize=1)
-def _templates() -> tuple[np.ndarray, list[str]]:
-    """The faces of the E, S, W and N discs turned in small steps, as a camera about 8 px/cm sees them."""
+def _templates() -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The faces of the E, S, W and N discs turned in small steps, as a camera about 8 px/cm sees
+    them: their `_face_vector`s, winds, and grey levels inside the ring (for `_masked_scores`)."""
     from companion.vision.render.draw import wind_disc_texture
 
-    vecs, names = [], []
+    greys, names = [], []
     seen = int(2 * WIND_DISC_RADIUS_CM * 8)  # the disc's size in a 1280×720 picture of the table
     for wind in WINDS:
         tex, _ = wind_disc_texture(wind, 192)
@@ -103,9 +112,10 @@ def _templates() -> tuple[np.ndarray, list[str]]:
             M = cv2.getRotationMatrix2D((95.5, 95.5), deg, 1.0)
             turned = cv2.warpAffine(tex, M, (192, 192), borderMode=cv2.BORDER_REPLICATE)
             small = cv2.GaussianBlur(cv2.resize(turned, (seen, seen), interpolation=cv2.INTER_AREA), (0, 0), 0.6)
-            vecs.append(_face_vector(cv2.resize(small, (_LETTER, _LETTER), interpolation=cv2.INTER_LINEAR)))
+            greys.append(_face_grey(cv2.resize(small, (_LETTER, _LETTER), interpolation=cv2.INTER_LINEAR)))
             names.append(wind)
-    return np.array(vecs), names
+    greys = np.array(greys)
+    return np.array([_unit(g) for g in greys]), names, greys
 
 
 def warm_up() -> None:
@@ -121,11 +131,39 @@ def _face_mask() -> np.ndarray:
     return ((xx - c) ** 2 + (yy - c) ** 2) < (0.41 * _LETTER) ** 2
 
 
+def _face_grey(face: np.ndarray) -> np.ndarray:
+    """Grey levels inside the ring."""
+    return cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).astype(np.float32)[_face_mask()]
+
+
+def _unit(g: np.ndarray) -> np.ndarray:
+    """Zero mean and unit length along the last axis: matching is blind to light and contrast."""
+    g = g - g.mean(axis=-1, keepdims=True)
+    return g / (np.linalg.norm(g, axis=-1, keepdims=True) + 1e-6)
+
+
 def _face_vector(face: np.ndarray) -> np.ndarray:
-    """Grey levels inside the ring, zero mean and unit length: matching is blind to light and contrast."""
-    g = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).astype(np.float32)[_face_mask()]
-    g -= g.mean()
-    return g / (np.linalg.norm(g) + 1e-6)
+    """Grey levels inside the ring, zero mean and unit length."""
+    return _unit(_face_grey(face))
+
+
+def _covered(face: np.ndarray) -> np.ndarray:
+    """Inside the ring (as `_face_grey`), the pixels something lying over the disc covers: coloured
+    where the disc is grey (white face, dark letter), by their chroma against the face's lightest
+    pixels' (so a colour cast of the light changes nothing); a fingertip, a sleeve. One pixel
+    wider, for the blur at its edge."""
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    inside = _face_mask()
+    light = lab[..., 0][inside]
+    ref = np.median(lab[..., 1:][inside][light >= np.percentile(light, 70)], axis=0)
+    far = np.linalg.norm(lab[..., 1:] - ref, axis=-1) > COVER_CHROMA
+    return cv2.dilate(far.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)[inside]
+
+
+def _masked_scores(grey: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each template's match with the face `grey`, counting only the pixels `keep` picks."""
+    _, _, greys = _templates()
+    return _unit(greys[:, keep]) @ _unit(grey[keep])
 
 
 def _patch(image: np.ndarray, to_table: np.ndarray, centre: tuple[float, float], half_cm: float,
@@ -138,8 +176,13 @@ def _patch(image: np.ndarray, to_table: np.ndarray, centre: tuple[float, float],
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _disc_centre(patch: np.ndarray, px_per_cm: float) -> tuple[float, float, float] | None:
-    """Centre (px) and radius (px) of the white disc nearest the middle of the patch."""
+def _disc_circles(patch: np.ndarray, px_per_cm: float) -> list[tuple[float, float, float]]:
+    """Where the white disc nearest the middle of the patch may lie: centres and radii (px).
+
+    First by its white face's area and centroid. Where something lies over part of the disc, the
+    centroid of what shows moves away from the cover (and the letter, read off centre, matched
+    another wind's), while the smallest circle enclosing it is still the disc's: that circle
+    comes second, when it is a disc's size and differs from the first."""
     hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)
     v = hsv[..., 2].astype(np.float32)
     white = ((hsv[..., 1] < 70) & (v > 0.6 * np.percentile(v, 98))).astype(np.uint8)
@@ -160,37 +203,44 @@ def _disc_centre(patch: np.ndarray, px_per_cm: float) -> tuple[float, float, flo
         cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
         d = math.hypot(cx - mid[0], cy - mid[1])
         if best is None or d < best[0]:
-            best = (d, cx, cy, math.sqrt(m["m00"] / math.pi))
-    return None if best is None else best[1:]
+            circles = [(cx, cy, math.sqrt(m["m00"] / math.pi))]
+            (ex, ey), er = cv2.minEnclosingCircle(max(contours, key=cv2.contourArea))
+            if 0.75 <= er / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and math.hypot(ex - cx, ey - cy) > 1.0:
+                circles.append((ex, ey, er))
+            best = (d, circles)
+    return [] if best is None else best[1]
 
 
 def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, float]) -> tuple[str, float, tuple[float, float]]:
     """The letter on the wind disc near `centre_cm`: wind, match score (cosine, 0..1), refined centre (cm).
 
     `to_table` maps the image's pixels to table cm (`Calibration.H`). The disc is sampled from
-    the camera image at a fine scale, centred on its white face, and its letter compared with
-    the letters of the four winds turned every few degrees (R13: the disc shows the round's wind).
+    the camera image at a fine scale, centred on its white face (each place `_disc_circles`
+    gives, the best match kept), and its letter compared with the letters of the four winds
+    turned every few degrees (R13: the disc shows the round's wind), leaving out what lies over
+    it (`_covered`).
     """
     k = LETTER_PX_PER_CM
     half = WIND_DISC_RADIUS_CM * 1.6
     patch = _patch(image, to_table, centre_cm, half, k)
-    found = _disc_centre(patch, k)
-    r_px = WIND_DISC_RADIUS_CM * k
-    centre = centre_cm
-    if found is not None:
-        cx, cy, r_seen = found
+    vecs, names, _ = _templates()
+    best = (names[0], 0.0, centre_cm)
+    for cx, cy, r_seen in _disc_circles(patch, k) or [(half * k, half * k, WIND_DISC_RADIUS_CM * k)]:
         centre = (centre_cm[0] - half + cx / k, centre_cm[1] - half + cy / k)
+        r_px = WIND_DISC_RADIUS_CM * k
         r_px = float(np.clip(r_seen, 0.8 * r_px, 1.25 * r_px))  # a disc in the wind box stands higher
-    # the disc face, scaled to the template's patch
-    src = np.float32([[-r_px, -r_px], [r_px, -r_px], [r_px, r_px]]) + np.float32(
-        [(centre[0] - centre_cm[0] + half) * k, (centre[1] - centre_cm[1] + half) * k])
-    M = cv2.getAffineTransform(src, np.float32([[0, 0], [_LETTER, 0], [_LETTER, _LETTER]]))
-    face = cv2.warpAffine(patch, M, (_LETTER, _LETTER), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    v = _face_vector(face)
-    vecs, names = _templates()
-    scores = vecs @ v
-    i = int(np.argmax(scores))
-    return names[i], float(scores[i]), centre
+        # the disc face, scaled to the template's patch
+        src = np.float32([[-r_px, -r_px], [r_px, -r_px], [r_px, r_px]]) + np.float32([cx, cy])
+        M = cv2.getAffineTransform(src, np.float32([[0, 0], [_LETTER, 0], [_LETTER, _LETTER]]))
+        face = cv2.warpAffine(patch, M, (_LETTER, _LETTER), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        grey, covered = _face_grey(face), _covered(face)
+        if covered.mean() > MAX_COVERED:
+            continue  # too little of the letter shows to tell it
+        scores = _masked_scores(grey, ~covered) if covered.any() else vecs @ _unit(grey)
+        i = int(np.argmax(scores))
+        if scores[i] > best[1]:
+            best = (names[i], float(scores[i]), centre)
+    return best
 
 
 def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading | None,
@@ -213,17 +263,23 @@ def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading 
     white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(white, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     want = math.pi * WIND_DISC_RADIUS_CM ** 2
+    partly: list[tuple[float, float]] = []  # white blobs a disc with something over it could leave
     for c in contours:
         a = cv2.contourArea(c) / PX_PER_CM ** 2
-        if 0.5 * want <= a <= 1.8 * want:
-            (x, y), rad = cv2.minEnclosingCircle(c)
-            if a > 0.55 * math.pi * (rad / PX_PER_CM) ** 2:
-                candidates.append((x / PX_PER_CM, y / PX_PER_CM))
+        (x, y), rad = cv2.minEnclosingCircle(c)
+        fill = a / (math.pi * (rad / PX_PER_CM) ** 2)
+        if 0.5 * want <= a <= 1.8 * want and fill > 0.55:
+            candidates.append((x / PX_PER_CM, y / PX_PER_CM))
+        elif PARTLY_AREA * want <= a <= 1.8 * want and fill > PARTLY_FILL:
+            partly.append((x / PX_PER_CM, y / PX_PER_CM))
     best: WindReading | None = None
-    for c in candidates:
-        wind, score, centre = read_wind(image, to_table, c)
-        if score > 0.45 and (best is None or score > best.score):
-            best = WindReading(wind, centre, score)
+    for group, least in ((candidates, 0.45), (partly, PARTLY_SCORE)):
+        for c in group:
+            wind, score, centre = read_wind(image, to_table, c)
+            if score > least and (best is None or score > best.score):
+                best = WindReading(wind, centre, score)
+        if best is not None:
+            break
     return best
 
 

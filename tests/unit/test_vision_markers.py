@@ -31,6 +31,50 @@ def test_wind_letter_read_at_any_rotation(wind, angle):
     assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
 
 
+def _disc_photo(wind: str, angle: float, k: float = 8.0) -> np.ndarray:
+    """A disc lying on green felt at (10, 10) cm, photographed at `k` px/cm, a little blurred."""
+    img = np.full((int(20 * k), int(20 * k), 3), (40, 110, 70), np.uint8)
+    tex, mask = wind_disc_texture(wind, 96)
+    r = markers.WIND_DISC_RADIUS_CM * k
+    M = cv2.getRotationMatrix2D((48, 48), angle, 2 * r / 96)
+    M[:, 2] += 10 * k - 48
+    disc = cv2.warpAffine(tex, M, img.shape[1::-1])
+    m = cv2.warpAffine(mask, M, img.shape[1::-1])[..., None] / 255
+    return (img * (1 - m) + disc * m).astype(np.uint8)
+
+
+@pytest.mark.parametrize("wind,angle,towards", [("S", 17, 45), ("E", 100, 200), ("N", 230, 300), ("W", 60, 120)])
+def test_a_fingertip_over_the_disc_does_not_change_its_wind(wind, angle, towards):
+    """A fingertip (a skin-coloured blob 1.6 cm wide) lying over a fifth of the disc from one side:
+    the white face's centroid moves away from it and the letter, read off centre and with the
+    finger in the match, was taken for another wind. The reader also tries the circle enclosing
+    what shows and leaves the finger out of the match (`markers._disc_circles`, `_covered`)."""
+    k = 8.0
+    img = _disc_photo(wind, angle, k)
+    a = np.radians(towards)
+    tip = (10 + 1.75 * np.cos(a), 10 + 1.75 * np.sin(a))  # its end 0.95 cm inside the disc's edge
+    far = (tip[0] + 6 * np.cos(a), tip[1] + 6 * np.sin(a))
+    cv2.line(img, (int(tip[0] * k), int(tip[1] * k)), (int(far[0] * k), int(far[1] * k)), (120, 160, 215),
+             int(1.6 * k))
+    cv2.circle(img, (int(tip[0] * k), int(tip[1] * k)), int(0.8 * k), (120, 160, 215), -1)
+    img = cv2.GaussianBlur(img, (0, 0), 0.7)
+    found, score, centre = markers.read_wind(img, np.diag([1 / k, 1 / k, 1.0]), (10.3, 9.8))
+    assert found == wind
+    assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
+
+
+def test_a_wind_disc_a_hand_reaches_over_is_read():
+    """Hard 70090: a hand's fingertip over a fifth of the wind disc. Its white face alone was too
+    small and ragged to be taken for a disc (no wind read), and read off centre it gave W."""
+    sc = random_scene(70090, "hard")
+    t = sc.truth
+    image, pixels = render(sc)
+    assert 0.1 < pixels["hidden"]["wind"] < 0.4  # partly covered, and the bench counts it
+    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert obs["wind_shown"] == t["wind_shown"] == "S"
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_east_marker_and_wind_found_in_rendered_scenes(seed):
     sc = random_scene(seed, "medium")
