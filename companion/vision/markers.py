@@ -104,7 +104,8 @@ PARTLY_AREA, PARTLY_FILL, PARTLY_SCORE = 0.25, 0.35, 0.6
 @lru_cache(maxsize=1)
 def _templates() -> tuple[np.ndarray, list[str], np.ndarray]:
     """The faces of the E, S, W and N discs turned in small steps, as a camera about 8 px/cm sees
-    them: their `_face_vector`s, winds, and grey levels inside the ring (for `_masked_scores`)."""
+    them: their grey levels inside the ring made `_unit`, winds, and the grey levels themselves
+    (for `_masked_scores`)."""
     from companion.vision.render.draw import wind_disc_texture
 
     greys, names = [], []
@@ -118,7 +119,7 @@ def _templates() -> tuple[np.ndarray, list[str], np.ndarray]:
             greys.append(_face_grey(cv2.resize(small, (_LETTER, _LETTER), interpolation=cv2.INTER_LINEAR)))
             names.append(wind)
     greys = np.array(greys)
-    return np.array([_unit(g) for g in greys]), names, greys
+    return _unit(greys), names, greys
 
 
 def warm_up() -> None:
@@ -143,11 +144,6 @@ def _unit(g: np.ndarray) -> np.ndarray:
     """Zero mean and unit length along the last axis: matching is blind to light and contrast."""
     g = g - g.mean(axis=-1, keepdims=True)
     return g / (np.linalg.norm(g, axis=-1, keepdims=True) + 1e-6)
-
-
-def _face_vector(face: np.ndarray) -> np.ndarray:
-    """Grey levels inside the ring, zero mean and unit length."""
-    return _unit(_face_grey(face))
 
 
 def _covered(face: np.ndarray) -> np.ndarray:
@@ -228,10 +224,10 @@ def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, f
     patch = _patch(image, to_table, centre_cm, half, k)
     vecs, names, _ = _templates()
     best = (names[0], 0.0, centre_cm)
-    for cx, cy, r_seen in _disc_circles(patch, k) or [(half * k, half * k, WIND_DISC_RADIUS_CM * k)]:
+    r_disc = WIND_DISC_RADIUS_CM * k
+    for cx, cy, r_seen in _disc_circles(patch, k) or [(half * k, half * k, r_disc)]:
         centre = (centre_cm[0] - half + cx / k, centre_cm[1] - half + cy / k)
-        r_px = WIND_DISC_RADIUS_CM * k
-        r_px = float(np.clip(r_seen, 0.8 * r_px, 1.25 * r_px))  # a disc in the wind box stands higher
+        r_px = float(np.clip(r_seen, 0.8 * r_disc, 1.25 * r_disc))  # a disc in the wind box stands higher
         # the disc face, scaled to the template's patch
         src = np.float32([[-r_px, -r_px], [r_px, -r_px], [r_px, r_px]]) + np.float32([cx, cy])
         M = cv2.getAffineTransform(src, np.float32([[0, 0], [_LETTER, 0], [_LETTER, _LETTER]]))
@@ -269,11 +265,13 @@ def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading 
     partly: list[tuple[float, float]] = []  # white blobs a disc with something over it could leave
     for c in contours:
         a = cv2.contourArea(c) / PX_PER_CM ** 2
+        if not PARTLY_AREA * want <= a <= 1.8 * want:
+            continue
         (x, y), rad = cv2.minEnclosingCircle(c)
         fill = a / (math.pi * (rad / PX_PER_CM) ** 2)
-        if 0.5 * want <= a <= 1.8 * want and fill > 0.55:
+        if a >= 0.5 * want and fill > 0.55:
             candidates.append((x / PX_PER_CM, y / PX_PER_CM))
-        elif PARTLY_AREA * want <= a <= 1.8 * want and fill > PARTLY_FILL:
+        elif fill > PARTLY_FILL:
             partly.append((x / PX_PER_CM, y / PX_PER_CM))
     best: WindReading | None = None
     for group, least in ((candidates, 0.45), (partly, PARTLY_SCORE)):

@@ -11,28 +11,8 @@ from companion.vision.scene import SceneSettings, analyse
 from companion.vision.render.scenes import scene_variant
 
 
-@pytest.mark.parametrize("wind", ["E", "S", "W", "N"])
-@pytest.mark.parametrize("angle", [0, 37, 145, 260])
-def test_wind_letter_read_at_any_rotation(wind, angle):
-    # a disc lying on green felt, photographed at 8 px/cm (a 1280×720 view of the table), a little blurred
-    k = 8.0
-    img = np.full((int(20 * k), int(20 * k), 3), (40, 110, 70), np.uint8)
-    tex, mask = wind_disc_texture(wind, 96)
-    r = markers.WIND_DISC_RADIUS_CM * k
-    M = cv2.getRotationMatrix2D((48, 48), angle, 2 * r / 96)
-    M[:, 2] += 10 * k - 48
-    disc = cv2.warpAffine(tex, M, img.shape[1::-1])
-    m = cv2.warpAffine(mask, M, img.shape[1::-1])[..., None] / 255
-    img = cv2.GaussianBlur((img * (1 - m) + disc * m).astype(np.uint8), (0, 0), 0.7)
-    to_table = np.diag([1 / k, 1 / k, 1.0])
-    # the search starts a centimetre off: the reader finds the disc's white face itself
-    found, score, centre = markers.read_wind(img, to_table, (10.6, 9.4))
-    assert found == wind and score > 0.8
-    assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
-
-
 def _disc_photo(wind: str, angle: float, k: float = 8.0) -> np.ndarray:
-    """A disc lying on green felt at (10, 10) cm, photographed at `k` px/cm, a little blurred."""
+    """A disc lying on green felt at (10, 10) cm, photographed from above at `k` px/cm (not blurred)."""
     img = np.full((int(20 * k), int(20 * k), 3), (40, 110, 70), np.uint8)
     tex, mask = wind_disc_texture(wind, 96)
     r = markers.WIND_DISC_RADIUS_CM * k
@@ -41,6 +21,19 @@ def _disc_photo(wind: str, angle: float, k: float = 8.0) -> np.ndarray:
     disc = cv2.warpAffine(tex, M, img.shape[1::-1])
     m = cv2.warpAffine(mask, M, img.shape[1::-1])[..., None] / 255
     return (img * (1 - m) + disc * m).astype(np.uint8)
+
+
+@pytest.mark.parametrize("wind", ["E", "S", "W", "N"])
+@pytest.mark.parametrize("angle", [0, 37, 145, 260])
+def test_wind_letter_read_at_any_rotation(wind, angle):
+    # photographed at 8 px/cm (a 1280×720 view of the table), a little blurred
+    k = 8.0
+    img = cv2.GaussianBlur(_disc_photo(wind, angle, k), (0, 0), 0.7)
+    to_table = np.diag([1 / k, 1 / k, 1.0])
+    # the search starts a centimetre off: the reader finds the disc's white face itself
+    found, score, centre = markers.read_wind(img, to_table, (10.6, 9.4))
+    assert found == wind and score > 0.8
+    assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
 
 
 @pytest.mark.parametrize("wind,angle,towards", [("S", 17, 45), ("E", 100, 200), ("N", 230, 300), ("W", 60, 120)])
