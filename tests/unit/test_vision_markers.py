@@ -40,7 +40,7 @@ def test_wind_letter_read_at_any_rotation(wind, angle):
 def test_a_fingertip_over_the_disc_does_not_change_its_wind(wind, angle, towards):
     """A fingertip (a skin-coloured blob 1.6 cm wide) lying over a fifth of the disc from one side:
     the white face's centroid moves away from it and the letter, read off centre and with the
-    finger in the match, was taken for another wind. The reader also tries the circle enclosing
+    finger in the match, may be taken for another wind (the first case was). The reader also tries the circle enclosing
     what shows and leaves the finger out of the match (`markers._disc_circles`, `_covered`)."""
     k = 8.0
     img = _disc_photo(wind, angle, k)
@@ -99,4 +99,3 @@ def test_a_dealer_button_under_a_dull_light_is_found():
                   with_tiles=False)
     assert obs["east_marker"] == t["east_marker"]
     assert obs["east_marker"] is not None
-
