@@ -25,7 +25,8 @@ WIND_DISC_RADIUS_CM = 1.8
 #: button's red disc passes the colour test (1.5 until the hard scene 90056 showed it; on 3 060
 #: rendered scenes of six seeds 1.8 finds that one more and nothing else changes)
 MARKER_ASPECT = 1.8
-#: the least red a dealer button shows, cm² (4 until the hard scene 20154 showed 3.9)
+#: the least red a dealer button shows, cm² (4 until the hard scene 20154 showed 3.9; other red blobs
+#: in the players' areas of 4 590 rendered scenes are 1.3 cm² at most)
 BUTTON_CM2 = 2.5
 
 
@@ -67,8 +68,7 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout) -> MarkerReadin
     wood = ((hue >= 7) & (hue <= 18) & (sat > 120) & (val > 50)).astype(np.uint8) * 255
     best: tuple[float, MarkerReading] | None = None
     cm2 = PX_PER_CM ** 2
-    # a button is a red disc 4.4 cm across (15 cm²) inside a yellow ring: blur and dim light eat its
-    # edge, down to 3.9 cm² of red seen (on 4 590 rendered scenes; other red blobs there: 1.3 cm² at most)
+    # a button is a red disc 4.4 cm across (15 cm²) inside a yellow ring: blur and dim light eat its edge
     for kind, mask, lo, hi in (("button", red & zone, BUTTON_CM2, 30), ("box", wood & zone, 30, 110)):
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
