@@ -28,6 +28,14 @@ MARKER_ASPECT = 1.8
 #: the least red a dealer button shows, cm² (4 until the hard scene 20154 showed 3.9; other red blobs
 #: in the players' areas of 4 590 rendered scenes are 1.3 cm² at most)
 BUTTON_CM2 = 2.5
+#: the wood a wind box must show, cm² (its lid is about 49)
+BOX_CM2 = 30
+#: a smaller patch of wood (a hand over part of the box) is the wind box when the wind disc in its
+#: hole reads at least this well: the boxes a hand covered a quarter and 42 % of (hard scenes 20006,
+#: 40104; 16.7 and 28.5 cm² of wood seen) read 0.87 and 0.90; the only other wood blobs of
+#: COVERED_BOX_CM2 or more in 4 590 rendered scenes of nine seeds, buttons' yellow rings, showed no
+#: white disc and read 0.46 at most
+COVERED_BOX_CM2, COVERED_BOX_SCORE = 10, 0.7
 
 
 @dataclass
@@ -59,8 +67,12 @@ def _outer_zone(layout: TableLayout, shape: tuple[int, int]) -> np.ndarray:
     return m
 
 
-def find_east_marker(table_img: np.ndarray, layout: TableLayout) -> MarkerReading | None:
-    """The dealer button or wind box in the players' areas; None when neither is seen."""
+def find_east_marker(table_img: np.ndarray, layout: TableLayout, image: np.ndarray | None = None,
+                     to_table: np.ndarray | None = None) -> MarkerReading | None:
+    """The dealer button or wind box in the players' areas; None when neither is seen.
+
+    With the camera `image` and `to_table` (as `find_wind`), a wind box a hand half covers is
+    found too, by the wind disc in its hole."""
     hsv = cv2.cvtColor(table_img, cv2.COLOR_BGR2HSV)
     zone = _outer_zone(layout, table_img.shape[:2])
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
@@ -69,20 +81,29 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout) -> MarkerReadin
     best: tuple[float, MarkerReading] | None = None
     cm2 = PX_PER_CM ** 2
     # a button is a red disc 4.4 cm across (15 cm²) inside a yellow ring: blur and dim light eat its edge
-    for kind, mask, lo, hi in (("button", red & zone, BUTTON_CM2, 30), ("box", wood & zone, 30, 110)):
+    covered: list[tuple[float, float]] = []  # wood blobs too small for a whole box
+    for kind, mask, lo, hi in (("button", red & zone, BUTTON_CM2, 30), ("box", wood & zone, BOX_CM2, 110)):
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in contours:
             a = cv2.contourArea(c) / cm2
-            if not lo <= a <= hi:
+            if not (lo <= a <= hi or kind == "box" and COVERED_BOX_CM2 <= a < lo):
                 continue
             (x, y), (w, h), _ = cv2.minAreaRect(c)
             if max(w, h) > MARKER_ASPECT * min(w, h):
                 continue
             x, y = x / PX_PER_CM, y / PX_PER_CM
+            if a < lo:
+                covered.append((x, y))
+                continue
             reading = MarkerReading(kind, (x, y), layout.side_of_point(x, y))
             if best is None or a > best[0]:
                 best = (a, reading)
+    if best is None and image is not None and to_table is not None:
+        for x, y in covered:
+            _, score, _ = read_wind(image, to_table, (x, y))
+            if score >= COVERED_BOX_SCORE and (best is None or score > best[0]):
+                best = (score, MarkerReading("box", (x, y), layout.side_of_point(x, y)))
     return best[1] if best else None
 
 
@@ -251,7 +272,9 @@ def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading 
     """
     candidates: list[tuple[float, float]] = []
     if marker is not None and marker.kind == "box":
-        candidates.append(_refine_white(table_img, marker.centre) or marker.centre)
+        # the disc's white near the box's middle, and the middle itself: a hand over part of the
+        # box moves both, and the white can be the hand's edge (40104)
+        candidates += [c for c in (_refine_white(table_img, marker.centre), marker.centre) if c is not None]
     hsv = cv2.cvtColor(table_img, cv2.COLOR_BGR2HSV)
     zone = _outer_zone(layout, table_img.shape[:2])
     # white against its surroundings (a disc in a hand's shadow is still the brightest thing near it)

@@ -563,7 +563,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     S = np.diag([kk, kk, 1.0]) @ cal.H
     tw, th = cal.table_size
     table_img = cv2.warpPerspective(image, S, (int(tw * kk), int(th * kk)), flags=cv2.INTER_LINEAR)
-    marker = marker_reader.find_east_marker(table_img, layout)
+    marker = marker_reader.find_east_marker(table_img, layout, image, cal.H)
     wind = marker_reader.find_wind(table_img, layout, marker, image, cal.H)
     extra = {}
     if marker is not None:

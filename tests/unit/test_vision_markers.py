@@ -99,3 +99,18 @@ def test_a_dealer_button_under_a_dull_light_is_found():
                   with_tiles=False)
     assert obs["east_marker"] == t["east_marker"]
     assert obs["east_marker"] is not None
+
+
+@pytest.mark.parametrize("seed,covered", [(20006, "a quarter"), (40104, "42 %")])
+def test_a_wind_box_a_hand_half_covers_is_found_by_its_disc(seed, covered):
+    """Hard 20006 and 40104: a hand over part of the wind box (`covered`) leaves 16.7 and 28.5 cm²
+    of its wood, under the 30 a box must show, so neither the box nor the disc in it was found.
+    A smaller patch of wood is the box when the disc in its hole reads (`markers.COVERED_BOX_*`)."""
+    sc = random_scene(seed, "hard")
+    t = sc.truth
+    assert sc.east_marker.kind == "box"
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert obs["east_marker"] == t["east_marker"]
+    assert obs["east_marker_at"]["kind"] == "box"
+    assert obs["wind_shown"] == t["wind_shown"]
