@@ -487,3 +487,16 @@ def test_a_die_leaning_on_a_wall_pushed_out_is_read(seed):
                   with_tiles=False)
     assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
     assert any(d["cocked"] for d in t["dice"])
+
+
+def test_a_cocked_die_the_first_view_cuts_is_read_though_its_middle_is_inside():
+    """R18: easy 110150, a 1 cocked against a wall. It shows a side face, so its box is wider
+    than a die's, and the first view cuts it with its middle 0.51 of a side in from its edge:
+    there it scored too low to keep, and the wider look took only dice within 0.5 of a side of
+    the edge (`scene.EDGE_BAND`, 0.75 now), so it was missed."""
+    sc = random_scene(110150, "easy")
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == [(1, True), (4, False)]
+    assert sorted((d["face"], d["cocked"]) for d in t["dice"]) == [(1, True), (4, False)]
