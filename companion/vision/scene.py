@@ -224,7 +224,11 @@ def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
     of dice on a table (`on_table`: inside the walls, cocked only leaning on something, R18)."""
     view, M = dice_view(image, cal, layout)
     die_px = die_cm * 1.03 * DICE_PX_PER_CM
-    found = find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
+    h, w = view.shape[:2]
+    # a die whose middle lies beyond this view's edge is seen here only in part (the side face of
+    # a die cocked towards a wall was read as a second die, medium 110093); the wider look reads it whole
+    found = [d for d in find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
+             if 0 <= d.centre[0] <= w and 0 <= d.centre[1] <= h]
     found += dice_cut_off(image, cal, layout, found, die_px, view.shape[:2])
     return on_table(found, die_px, view.shape[:2], dice_view_faces_in()), M
 

@@ -500,3 +500,16 @@ def test_a_cocked_die_the_first_view_cuts_is_read_though_its_middle_is_inside():
                   with_tiles=False)
     assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == [(1, True), (4, False)]
     assert sorted((d["face"], d["cocked"]) for d in t["dice"]) == [(1, True), (4, False)]
+
+
+@pytest.mark.parametrize("seed,level", [(110093, "medium"), (70, "easy")])
+def test_the_side_face_of_a_die_cocked_towards_a_wall_is_no_second_die(seed, level):
+    """R18: a die cocked towards a wall shows a side face beyond its top. The first view, which
+    stops inside the walls, cuts that face, and read it as a second (cocked) die with its middle
+    beyond the view's edge; such a die is left to the wider look, which sees the die whole."""
+    sc = random_scene(seed, level)
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert len(obs["dice"]) == len(t["dice"]) == 2
+    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
