@@ -217,6 +217,23 @@ def dice_cut_off(image: np.ndarray, cal: Calibration, layout: TableLayout, found
             for d in got]
 
 
+def _no_side_faces(found: list[DieReading], size: tuple[int, int]) -> list[DieReading]:
+    """`found` less the side faces of dice cocked towards a wall: the view, stopping inside the
+    walls, cuts such a face off, and it was read as a second die touching the first, with its
+    middle beyond the view's edge (medium 110093, easy 70). The wider look (`dice_cut_off`)
+    sees the die whole. A die cut so with no other die touching is kept: this view reads a
+    leaning die's tilt better than the wider one (hard 70111)."""
+    h, w = size
+
+    def touch(a, b) -> bool:
+        return a.box[0] <= b.box[2] and b.box[0] <= a.box[2] and a.box[1] <= b.box[3] and b.box[1] <= a.box[3]
+
+    def beyond(d) -> bool:
+        return not (0 <= d.centre[0] <= w and 0 <= d.centre[1] <= h)
+
+    return [d for d in found if not (beyond(d) and any(o is not d and not beyond(o) and touch(d, o) for o in found))]
+
+
 def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
                die_cm: float) -> tuple[list[DieReading], np.ndarray]:
     """The dice on a calibrated table, in `dice_view`'s pixels, and that view's homography from the
@@ -224,11 +241,7 @@ def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
     of dice on a table (`on_table`: inside the walls, cocked only leaning on something, R18)."""
     view, M = dice_view(image, cal, layout)
     die_px = die_cm * 1.03 * DICE_PX_PER_CM
-    h, w = view.shape[:2]
-    # a die whose middle lies beyond this view's edge is seen here only in part (the side face of
-    # a die cocked towards a wall was read as a second die, medium 110093); the wider look reads it whole
-    found = [d for d in find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout))
-             if 0 <= d.centre[0] <= w and 0 <= d.centre[1] <= h]
+    found = _no_side_faces(find_dice(view, die_px=die_px, foot=dice_view_foot(cal, layout)), view.shape[:2])
     found += dice_cut_off(image, cal, layout, found, die_px, view.shape[:2])
     return on_table(found, die_px, view.shape[:2], dice_view_faces_in()), M
 

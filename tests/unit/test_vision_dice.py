@@ -505,11 +505,25 @@ def test_a_cocked_die_the_first_view_cuts_is_read_though_its_middle_is_inside():
 @pytest.mark.parametrize("seed,level", [(110093, "medium"), (70, "easy")])
 def test_the_side_face_of_a_die_cocked_towards_a_wall_is_no_second_die(seed, level):
     """R18: a die cocked towards a wall shows a side face beyond its top. The first view, which
-    stops inside the walls, cuts that face, and read it as a second (cocked) die with its middle
-    beyond the view's edge; such a die is left to the wider look, which sees the die whole."""
+    stops inside the walls, cuts that face, and read it as a second (cocked) die touching the
+    first, with its middle beyond the view's edge; such a die is left to the wider look, which
+    sees the die whole (`scene._no_side_faces`)."""
     sc = random_scene(seed, level)
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
                   with_tiles=False)
     assert len(obs["dice"]) == len(t["dice"]) == 2
     assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
+
+
+def test_a_die_cocked_against_a_wall_the_first_view_cuts_keeps_its_tilt():
+    """R18: hard 70111, a 6 cocked against a wall, its middle beyond the first view's edge and no
+    die touching it. The first view reads its tilt (cocked probability 0.81), the wider look
+    does not (0.04), so it is kept from the first view; leaving every die cut so to the wider look
+    let it through as lying flat."""
+    sc = random_scene(70111, "hard")
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == [(1, False), (6, True)]
+    assert sorted((d["face"], d["cocked"]) for d in t["dice"]) == [(1, False), (6, True)]
