@@ -234,6 +234,14 @@ def _no_side_faces(found: list[DieReading], size: tuple[int, int]) -> list[DieRe
     return [d for d in found if not (beyond(d) and any(o is not d and not beyond(o) and touch(d, o) for o in found))]
 
 
+def _dice_in_cm(found: list[DieReading], layout: TableLayout) -> list[tuple[float, float, float]]:
+    """Dice read on `dice_view` as table cm: centre x, y and the radius of the box seen."""
+    cx, cy = layout.centre
+    r, k = layout.inner + DICE_VIEW_REACH, DICE_PX_PER_CM
+    return [(cx - r + d.centre[0] / k, cy - r + d.centre[1] / k,
+             max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / (2 * k)) for d in found]
+
+
 def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
                die_cm: float) -> tuple[list[DieReading], np.ndarray]:
     """The dice on a calibrated table, in `dice_view`'s pixels, and that view's homography from the
@@ -514,7 +522,11 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     lift = variant.break_.style == "lift"
     on_top = variant.replacement.source == "loose"
     dead_side = -1 if variant.dead_wall.side == "right" else 1  # along the ring from the break (R20)
-    walls = read_walls(image, cal, layout, (dead_side, variant.dead_wall.stacks) if lift and on_top else None)
+    # dice: inside the walls (R18), read on a finer top-down view of the square; first, since a die
+    # leaning on a wall is not a hand lying over it
+    found, M = table_dice(image, cal, layout, s.die_cm)
+    walls = read_walls(image, cal, layout, (dead_side, variant.dead_wall.stacks) if lift and on_top else None,
+                       dice=_dice_in_cm(found, layout))
     sq = Square.for_variant(variant)
     ring, splits, high = [0] * sq.size, {}, {}
     per_seat: dict[str, Any] = {}
@@ -573,8 +585,6 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
                  f"variant {variant.name} builds {sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
         walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
 
-    # dice: inside the walls (R18), read on a finer top-down view of the square
-    found, M = table_dice(image, cal, layout, s.die_cm)
     back = np.linalg.inv(M)
     dice = [{**d.to_json(), "box": box_through(d.box, back)} for d in found]
 

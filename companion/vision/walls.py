@@ -31,7 +31,7 @@ there are reported hidden (`WallReading.hidden`), so that no break is read from 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -486,12 +486,22 @@ def _full_width(half: np.ndarray, strip: Strip, spread_cm: float = 0.0) -> np.nd
     return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
 
 
-def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
+def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int], layout: TableLayout,
+             dice: Sequence[tuple[float, float, float]] = ()) -> np.ndarray:
     """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
     blobs that are neither felt nor tile (`_foreign_mask`) and reach the band's inner or outer
     edge: a hand, a sleeve, a cup. What lies over a wall came from beyond it; a blob inside the
-    band is where colours blend, the felt shaded in a split or a gap against the stacks' ends."""
-    other = _reaching_across(_foreign_mask(strip, felt, back, rows))
+    band is where colours blend, the felt shaded in a split or a gap against the stacks' ends.
+    `dice` (table cm: centre x, y and radius) are left out: a die leaning on a wall hides nothing
+    (easy 100027, a yellow die cocked against the wall at the split, left the break unread)."""
+    mask = _foreign_mask(strip, felt, back, rows)
+    f = WALL_FRAMES[strip.side]
+    for x, y, r in dice:
+        d = np.array([x, y]) - np.array(layout.centre)
+        col = strip.col(float(np.dot(d, f.u))) / 2  # the mask is at half the strip's resolution
+        row = ((float(np.dot(d, -np.array(f.inward))) - strip.t0) * PX_PER_CM - rows[0]) / 2
+        cv2.circle(mask, (int(round(col)), int(round(row))), int(np.ceil(r * PX_PER_CM / 2)) + 1, 0, -1)
+    other = _reaching_across(mask)
     k = int(PX_PER_CM) // 2
     return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
 
@@ -740,13 +750,15 @@ def _arcs(ring: list[bool]) -> int:
 
 
 def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_on: tuple[int, int] | None = (0, 8),
-               loose_inputs: dict[tuple[str, int], np.ndarray] | None = None) -> dict[str, WallReading]:
+               loose_inputs: dict[tuple[str, int], np.ndarray] | None = None,
+               dice: Sequence[tuple[float, float, float]] = ()) -> dict[str, WallReading]:
     """Read all four walls; stack numbers follow the position contract on each side.
 
     `loose_on`: where the loose-tile model looks, (which way from a gap: -1 towards lower stack
     numbers, +1 higher, 0 both; how many stacks), the dead wall's side and size (R20); None:
     the variant lays no loose tiles. `loose_inputs`, when given, is filled with what the model
-    read for each stack (`loose.inputs`, keyed by side and stack): its training data.
+    read for each stack (`loose.inputs`, keyed by side and stack): its training data. `dice`: the
+    dice found (table cm: centre x, y and radius as seen), which hide no stacks (`_foreign`).
     """
     n = layout.stacks
     w = layout.tile.width
@@ -943,7 +955,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
             hidden[side] = []
             continue
         felt = felt_hue(strip)
-        foreign = _foreign(strip, felt, back, bands[side])
+        foreign = _foreign(strip, felt, back, bands[side], layout, dice)
         shade = _shade(strip, felt, back, bands[side][1], partial(_casters, image, cal, layout, strip, felt, back))
         hidden[side] = _hidden(strip, foreign, shade, runs[side], h, pitches[side], n)
     out = {}

@@ -311,6 +311,17 @@ def test_a_sliver_of_mixed_colour_at_a_gap_is_no_hand(seed):
     assert obs["walls"]["break"] == t["break"]
 
 
+def test_a_die_leaning_on_a_wall_at_the_split_is_no_hand():
+    """Easy 100027 (MCR, split at West's 11th): a yellow die cocked against the wall right at the
+    split. It is neither felt nor tile and touches the band of tops, so it was taken for a hand
+    over the split and the break left unread; the dice found are left out of that test
+    (`walls._foreign`), and a die hides nothing."""
+    obs, t = observe(100027, "easy")
+    assert any(d["cocked"] for d in obs["dice"])
+    assert t["break"] == ["W", 11] and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
+
+
 def test_a_marker_beyond_the_wall_is_no_arm_casting_the_shadow_there():
     """A felt-coloured hand rests on East's wall beside the dealer button lying beyond it: the
     button reaches in from nowhere, so the hand's shadow on the felt there still counts (before,
