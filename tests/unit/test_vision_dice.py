@@ -195,6 +195,15 @@ def _scene_with_dice(seed: int, dice):
     return sc
 
 
+def _bench_dice(seed: int, level: str) -> tuple[list, list]:
+    """A bench scene's dice as read and as drawn, each as sorted (face, cocked) pairs."""
+    sc = random_scene(seed, level)
+    t = sc.truth
+    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
+                  with_tiles=False)
+    return tuple(sorted((d["face"], d["cocked"]) for d in dice) for dice in (obs["dice"], t["dice"]))
+
+
 def _read(sc):
     image, _ = render(sc)
     obs = analyse(image, SceneSettings(scene_variant("classical"), sc.truth["first_east_side"], sc.truth["dealer"]),
@@ -252,12 +261,9 @@ def test_two_dice_touching_are_two_dice_not_three(seed, level):
     0.31 and 0.39 with one of them); dice are solid, and no two labelled dice, real or rendered,
     overlap more than 0.16, so of boxes overlapping 0.3 only the surer is a die (ONE_DIE_IOU;
     at 0.45 both scenes read a third die)."""
-    sc = random_scene(seed, level)
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
-    assert len(t["dice"]) == 2 and sum(d["cocked"] for d in t["dice"]) == 1
+    seen, drawn = _bench_dice(seed, level)
+    assert seen == drawn
+    assert len(drawn) == 2 and sum(cocked for _, cocked in drawn) == 1
 
 
 def test_a_cocked_die_is_flagged():
@@ -481,12 +487,9 @@ def test_a_die_leaning_on_a_wall_pushed_out_is_read(seed):
     its middle, as the camera sees it, over where the faces should be; the wider look
     (`scene.dice_cut_off`, 1.6 cm past the faces, a die's middle up to 0.4 of a side beyond them)
     still finds it. With 0.7 cm and dice kept only 0.3 of a side inside the faces, both were missed."""
-    sc = random_scene(seed, "hard")
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
-    assert any(d["cocked"] for d in t["dice"])
+    seen, drawn = _bench_dice(seed, "hard")
+    assert seen == drawn
+    assert any(cocked for _, cocked in drawn)
 
 
 def test_a_cocked_die_the_first_view_cuts_is_read_though_its_middle_is_inside():
@@ -494,12 +497,8 @@ def test_a_cocked_die_the_first_view_cuts_is_read_though_its_middle_is_inside():
     than a die's, and the first view cuts it with its middle 0.51 of a side in from its edge:
     there it scored too low to keep, and the wider look took only dice within 0.5 of a side of
     the edge (`scene.EDGE_BAND`, 0.75 now), so it was missed."""
-    sc = random_scene(110150, "easy")
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == [(1, True), (4, False)]
-    assert sorted((d["face"], d["cocked"]) for d in t["dice"]) == [(1, True), (4, False)]
+    seen, drawn = _bench_dice(110150, "easy")
+    assert seen == drawn == [(1, True), (4, False)]
 
 
 @pytest.mark.parametrize("seed,level", [(110093, "medium"), (70, "easy")])
@@ -508,12 +507,8 @@ def test_the_side_face_of_a_die_cocked_towards_a_wall_is_no_second_die(seed, lev
     stops inside the walls, cuts that face, and read it as a second (cocked) die touching the
     first, with its middle beyond the view's edge; such a die is left to the wider look, which
     sees the die whole (`scene._no_side_faces`)."""
-    sc = random_scene(seed, level)
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert len(obs["dice"]) == len(t["dice"]) == 2
-    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == sorted((d["face"], d["cocked"]) for d in t["dice"])
+    seen, drawn = _bench_dice(seed, level)
+    assert len(drawn) == 2 and seen == drawn
 
 
 def test_a_die_cocked_against_a_wall_the_first_view_cuts_keeps_its_tilt():
@@ -521,9 +516,5 @@ def test_a_die_cocked_against_a_wall_the_first_view_cuts_keeps_its_tilt():
     die touching it. The first view reads its tilt (cocked probability 0.81), the wider look
     does not (0.04), so it is kept from the first view; leaving every die cut so to the wider look
     let it through as lying flat."""
-    sc = random_scene(70111, "hard")
-    t = sc.truth
-    obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
-    assert sorted((d["face"], d["cocked"]) for d in obs["dice"]) == [(1, False), (6, True)]
-    assert sorted((d["face"], d["cocked"]) for d in t["dice"]) == [(1, False), (6, True)]
+    seen, drawn = _bench_dice(70111, "hard")
+    assert seen == drawn == [(1, False), (6, True)]
