@@ -171,13 +171,18 @@ def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout,
     """The top-down view of the square inside the walls that the dice reader gets (DICE_PX_PER_CM),
     and the homography from image pixels to view pixels (the training scripts warp the same way).
     `reach`: cm past the walls' faces (None: DICE_VIEW_REACH)."""
-    cx, cy = layout.centre
-    r = layout.inner + (DICE_VIEW_REACH if reach is None else reach)
+    x0, y0, side = _view_square(layout, reach)
     k = DICE_PX_PER_CM
-    A = np.array([[1 / k, 0, cx - r], [0, 1 / k, cy - r], [0, 0, 1]])  # view px -> table cm
+    A = np.array([[1 / k, 0, x0], [0, 1 / k, y0], [0, 0, 1]])  # view px -> table cm
     M = np.linalg.inv(A) @ cal.H
-    n_px = int(2 * r * k)
+    n_px = int(side * k)
     return cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR), M
+
+
+def _view_square(layout: TableLayout, reach: float | None = None) -> tuple[float, float, float]:
+    """`dice_view`'s square: the table point (cm) at its top-left pixel, and its side (cm)."""
+    r = layout.inner + (DICE_VIEW_REACH if reach is None else reach)
+    return layout.centre[0] - r, layout.centre[1] - r, 2 * r
 
 
 def dice_view_faces_in() -> float:
@@ -191,9 +196,8 @@ def dice_view_foot(cal: Calibration, layout: TableLayout, reach: float | None = 
     cam = camera_position(cal)
     if cam is None:
         return None
-    cx, cy = layout.centre
-    r, k = layout.inner + (DICE_VIEW_REACH if reach is None else reach), DICE_PX_PER_CM
-    return (cam[0] - (cx - r)) * k, (cam[1] - (cy - r)) * k
+    x0, y0, _ = _view_square(layout, reach)
+    return (cam[0] - x0) * DICE_PX_PER_CM, (cam[1] - y0) * DICE_PX_PER_CM
 
 
 def dice_cut_off(image: np.ndarray, cal: Calibration, layout: TableLayout, found: list[DieReading],
@@ -236,10 +240,10 @@ def _no_side_faces(found: list[DieReading], size: tuple[int, int]) -> list[DieRe
 
 def _dice_in_cm(found: list[DieReading], layout: TableLayout) -> list[tuple[float, float, float]]:
     """Dice read on `dice_view` as table cm: centre x, y and the radius of the box seen."""
-    cx, cy = layout.centre
-    r, k = layout.inner + DICE_VIEW_REACH, DICE_PX_PER_CM
-    return [(cx - r + d.centre[0] / k, cy - r + d.centre[1] / k,
-             max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / (2 * k)) for d in found]
+    x0, y0, _ = _view_square(layout)
+    k = DICE_PX_PER_CM
+    return [(x0 + d.centre[0] / k, y0 + d.centre[1] / k, max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / (2 * k))
+            for d in found]
 
 
 def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,

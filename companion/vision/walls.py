@@ -111,6 +111,12 @@ class Strip:
     def col(self, a: float) -> float:
         return (a - self.a0) * PX_PER_CM
 
+    def pixel(self, layout: TableLayout, x: float, y: float) -> tuple[float, float]:
+        """The strip pixel (col, row) of the table point (x, y) cm, as `sample` maps them."""
+        f = WALL_FRAMES[self.side]
+        d = np.array([x, y]) - np.array(layout.centre)
+        return self.col(float(np.dot(d, f.u))), (float(np.dot(d, -np.array(f.inward))) - self.t0) * PX_PER_CM
+
 
 @dataclass
 class WallReading:
@@ -495,12 +501,9 @@ def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, 
     `dice` (table cm: centre x, y and radius) are left out: a die leaning on a wall hides nothing
     (easy 100027, a yellow die cocked against the wall at the split, left the break unread)."""
     mask = _foreign_mask(strip, felt, back, rows)
-    f = WALL_FRAMES[strip.side]
     for x, y, r in dice:
-        d = np.array([x, y]) - np.array(layout.centre)
-        col = strip.col(float(np.dot(d, f.u))) / 2  # the mask is at half the strip's resolution
-        row = ((float(np.dot(d, -np.array(f.inward))) - strip.t0) * PX_PER_CM - rows[0]) / 2
-        cv2.circle(mask, (int(round(col)), int(round(row))), int(np.ceil(r * PX_PER_CM / 2)) + 1, 0, -1)
+        col, row = strip.pixel(layout, x, y)  # the mask: half the strip's resolution, from row rows[0]
+        cv2.circle(mask, (round(col / 2), round((row - rows[0]) / 2)), int(np.ceil(r * PX_PER_CM / 2)) + 1, 0, -1)
     other = _reaching_across(mask)
     k = int(PX_PER_CM) // 2
     return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
