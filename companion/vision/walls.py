@@ -64,6 +64,8 @@ SPLIT_MIN_CM = 0.3
 #: a blob taken for one only leaves the break unread until the scene changes: the cut sits low.
 #: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
 FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
+#: a hand's shadow leaves the felt at least 1 / SHADOW_DEPTH of its light (the renderer's: 0.55)
+SHADOW_DEPTH = 3.0
 #: a hand or a sleeve the felt's own colour is not told by hue, but it casts a shadow on the wall
 #: and the felt beside it (`_shade`): felt this much darker than the felt along the wall in the same
 #: row, or tops this much darker than the tops (the seams between them are dark lines), within this
@@ -535,7 +537,13 @@ def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[
         d = hue[..., :channels] - ref[:channels]
         return np.einsum("...c,...c->...", d, d) > thr * thr
 
-    other = far(felt, thr_felt) & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
+    # the felt in a shadow is felt: darker, with its chromaticity, whose noise grows as the light
+    # falls (hard 140070: on a grey felt the log brightness alone made a hand's shadow a hand)
+    darker = np.exp(5.0 * (felt[3] - hue[..., 3]))  # the felt's brightness over the pixel's
+    d = hue[..., :3] - felt[:3]
+    felt_shaded = ((darker > 1.0) & (darker < SHADOW_DEPTH)
+                   & (np.einsum("...c,...c->...", d, d) < (thr_felt * darker) ** 2))
+    other = far(felt, thr_felt) & ~felt_shaded & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
     return cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 

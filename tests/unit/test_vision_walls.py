@@ -339,6 +339,16 @@ def test_a_shadow_where_many_stacks_were_taken_is_no_hand_on_them():
     assert obs["walls"]["break"] == t["break"]
 
 
+def test_a_hands_shadow_on_a_grey_felt_is_no_hand():
+    """Hard 140070: two hands at the table's edge shade the grey felt where South's first eight
+    stacks were taken. On a grey felt the shadow's hue is the felt's but darker, and by that
+    darkness it was taken for something lying there, so the stacks were reported hidden and the
+    break left unread. The felt a hand's shadow falls on is still felt (`walls.SHADOW_DEPTH`)."""
+    obs, t = observe(140070, "hard")
+    assert t["break"] == ["S", 8] and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
+
+
 def test_no_break_on_a_built_wall():
     v = load_variant("classical")
     assert find_break(v, [2] * 72, set(), set()) is None
