@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import sqlite3
 import threading

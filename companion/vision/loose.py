@@ -9,7 +9,7 @@ convolutional network (`loose_weights/loose.onnx`, trained on rendered tables by
 stacks around it.
 
 The input is built here, for training and run time alike, so that the two cannot drift apart:
-the stack's patch of the wall strip (`walls.Strip`, Lab), the per-pixel median of its
+the stack's patch of the wall strip (`wall_strips.Strip`, Lab), the per-pixel median of its
 neighbours' patches (what a plain stack looks like there: light, colour, parallax), and how far
 parallax moves a full stack's top on that side. The patch is turned so that parallax always
 moves tops down it.

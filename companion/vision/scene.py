@@ -25,7 +25,8 @@ from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
 from companion.vision.dice import DieReading, find_dice, on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
-from companion.vision.walls import SHADE_HAND_CM, WallReading, read_walls
+from companion.vision.wall_cover import SHADE_HAND_CM
+from companion.vision.walls import WallReading, read_walls
 
 DICE_PX_PER_CM = 12.0
 #: how far the dice view reaches past the walls' inner faces, cm (negative: it stops inside them)
@@ -53,7 +54,7 @@ TILE_FIT = (0.68, 1.6)
 LOOSE_RISE = 0.5
 #: … or that the loose-tile model (`loose.py`) says carries one with this probability
 LOOSE_P = 0.5
-#: a hand resting on a wall hides at most this many stacks (`walls.SHADE_HAND_CM`, 15 cm, of 2.2 cm
+#: a hand resting on a wall hides at most this many stacks (`wall_cover.SHADE_HAND_CM`, 15 cm, of 2.2 cm
 #: tiles): a wider gap is stacks taken for sure, even where no loose tile is seen beside it
 HAND_STACKS = int(SHADE_HAND_CM // TileSize().width)
 

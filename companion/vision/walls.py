@@ -22,32 +22,25 @@ the top edge of the stack appears (parallax grows with height) and by how much l
 a loose tile also by a small network that looks at the stack's top beside its neighbours'
 (`loose.py`), since one laid a little inwards does not reach past the stack's edge.
 
-A hand resting on a wall hides the tops under it, and its edge cuts them like a gap or a split.
-Where something that is neither felt nor tile lies beside a break in the tops (`_foreign`), or a
-shadow falls there on the felt or the tops (`_shade`: a hand the felt's own colour), the stacks
-there are reported hidden (`WallReading.hidden`), so that no break is read from them.
+A hand resting on a wall hides the tops under it, and its edge cuts them like a gap or a split:
+the stacks there are reported hidden (`WallReading.hidden`, `wall_cover.py`), so that no break
+is read from them. The strips and the colours read from them: `wall_strips.py`.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
-import cv2
 import numpy as np
 
 from companion.vision import loose
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position
 from companion.vision.geometry import CORNER_GAP_CM, SIDES, WALL_FRAMES, TableLayout
+from companion.vision.wall_cover import hidden_stacks
+from companion.vision.wall_strips import MAX_SCALE, PX_PER_CM, Strip, back_colour, felt_colour, felt_hue, hue_dist, sample
 
-#: strip resolution, pixels per cm along and across the wall
-PX_PER_CM = 8.0
-#: Lab weights: lightness counts less than colour (shadows and uneven light change lightness)
-LAB_WEIGHTS = np.array([0.25, 1.0, 1.0], np.float32)
-#: how much larger than the table frame the wall tops may look (parallax and lens)
-MAX_SCALE = 1.12
 #: the sides clockwise round the square: walking a wall from stack 1 to N leads to the next one's stack 1
 RING_SIDES: tuple[str, ...] = ("bottom", "left", "top", "right")
 #: a stack whose leading top edge rises this much (half a stack's height) carries a tile: no reference
@@ -56,28 +49,6 @@ LOADED_RISE = 0.5
 BAND_SLACK_CM = 1.5
 #: a gap at least this wide (cm, as seen) inside a run of stacks is a split
 SPLIT_MIN_CM = 0.3
-#: a gap or a split may be a hand resting on the wall when, beside it, more than this share of the
-#: band of tops is neither felt nor tile (`_foreign`). A hand resting on a wall covers 0.33 or more
-#: in 95 % of rendered scenes (`render.scenes.resting_hand`), at least 0.16; walls without a hand
-#: show blobs of up to 0.13 where two walls meet and, rarely, up to 0.29 where a die or a discard
-#: lies against one, never beside a gap or split in 600 scenes. A hand missed records a wrong break,
-#: a blob taken for one only leaves the break unread until the scene changes: the cut sits low.
-#: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
-FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
-#: a hand's shadow leaves the felt at least 1 / SHADOW_DEPTH of its light (the renderer's: 0.55)
-SHADOW_DEPTH = 3.0
-#: a hand or a sleeve the felt's own colour is not told by hue, but it casts a shadow on the wall
-#: and the felt beside it (`_shade`): felt this much darker than the felt along the wall in the same
-#: row, or tops this much darker than the tops (the seams between them are dark lines), within this
-#: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
-#: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
-SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
-#: a colour's lightness along the wall is a norm only where the colour shows in this share of it
-ALONG_SEEN = 0.5
-#: beyond the wall a shadow may be a hand's at the table's edge: how far out its arm is looked for
-#: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
-#: from it (cm)
-CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
 #: a half stack's top catches this much of a full one's light (a lamp about 1.2 m up); the spread
 #: of that ratio between tops, in half-tile units; and how well a top's edge is placed (cm)
 HALF_SHINE_RATIO = 0.973
@@ -94,30 +65,6 @@ def _beyond_of(side: str) -> tuple[str, str]:
 
 #: per side, the walls met at its stack-1 end and at its stack-N end
 BEYOND: dict[str, tuple[str, str]] = {side: _beyond_of(side) for side in SIDES}
-
-
-@dataclass
-class Strip:
-    """One side's wall resampled: `lab[row, col]`, row = across (from `t0`, outwards), col = along (from `a0`)."""
-
-    side: str
-    lab: np.ndarray
-    a0: float
-    t0: float
-    #: colour that shading does not change: chromaticity, and a little of the log brightness
-    hue: np.ndarray | None = None
-
-    def a(self, col: float) -> float:
-        return self.a0 + col / PX_PER_CM
-
-    def col(self, a: float) -> float:
-        return (a - self.a0) * PX_PER_CM
-
-    def pixel(self, layout: TableLayout, x: float, y: float) -> tuple[float, float]:
-        """The strip pixel (col, row) of the table point (x, y) cm, as `sample` maps them."""
-        f = WALL_FRAMES[self.side]
-        d = np.array([x, y]) - np.array(layout.centre)
-        return self.col(float(np.dot(d, f.u))), (float(np.dot(d, -np.array(f.inward))) - self.t0) * PX_PER_CM
 
 
 @dataclass
@@ -142,73 +89,8 @@ class WallReading:
     #: per stack near a gap (NaN elsewhere): P(a tile lies on it) from the loose-tile model (`loose.py`)
     carries: list[float] = field(default_factory=list)
     #: stacks that something lying over the wall (a hand resting on it) may hide: the gaps and splits
-    #: there may be none (`_hidden`)
+    #: there may be none (`wall_cover.hidden_stacks`)
     hidden: list[int] = field(default_factory=list)
-
-
-def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str,
-           across: tuple[float, float] | None = None) -> Strip:
-    """The strip of `side`'s wall, long and wide enough for tops that look up to 12 % larger;
-    `across`: other rows instead, (from, to) in cm from the square's centre."""
-    f = WALL_FRAMES[side]
-    half = layout.half_length * MAX_SCALE + 2.0
-    t0, t1 = across or (layout.inner - 2.5, layout.inner + layout.tile.depth * MAX_SCALE + 3.5)
-    cols, rows = int((2 * half) * PX_PER_CM), int((t1 - t0) * PX_PER_CM)
-    (ux, uy), (nx, ny), (cx, cy) = f.u, f.inward, layout.centre
-    k = 1 / PX_PER_CM
-    # strip pixel (col, row) -> table cm: along from -half, across from t0 (outwards)
-    A = np.array([[ux * k, -nx * k, cx - half * ux - t0 * nx],
-                  [uy * k, -ny * k, cy - half * uy - t0 * ny], [0, 0, 1.0]])
-    bgr = cv2.warpPerspective(image, cal.H_inv @ A, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
-    return Strip(side, cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32), -half, float(t0), hue_of(bgr))
-
-
-def hue_of(bgr: np.ndarray) -> np.ndarray:
-    """Per pixel: 3 × chromaticity (b, g, r over their sum) and 0.2 × log brightness.
-
-    A shadow or a dim corner scales all three channels alike: the chromaticity stays, so a
-    tile's back in the shadow of a hand is still the back colour.
-    """
-    f = bgr.astype(np.float32)
-    total = f.sum(axis=-1, keepdims=True) + 12.0
-    return np.concatenate([3.0 * f / total, 0.2 * np.log(total)], axis=-1)
-
-
-def _dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    return np.sqrt((((lab - ref) ** 2) * LAB_WEIGHTS).sum(-1))
-
-
-def _hue_dist(hue: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    return np.sqrt(((hue - ref) ** 2).sum(-1))
-
-
-def felt_colour(strip: Strip) -> np.ndarray:
-    """The felt: the rows just inside the square and just outside the wall."""
-    lab = strip.lab[:, ::3]
-    return np.median(np.concatenate([lab[:10], lab[-8:]]).reshape(-1, 3), axis=0)
-
-
-def felt_hue(strip: Strip) -> np.ndarray:
-    hue = strip.hue[:, ::3]
-    return np.median(np.concatenate([hue[:10], hue[-8:]]).reshape(-1, 4), axis=0)
-
-
-def back_colour(strips: list[Strip], felts: list[np.ndarray]) -> np.ndarray | None:
-    """The hue of the tiles' backs: the commonest colour of the rows most unlike the felt."""
-    pixels = []
-    for strip, felt in zip(strips, felts):
-        lab, hue = strip.lab[:, ::2], strip.hue[:, ::2]  # every other column is plenty
-        tile = _dist(lab, felt) > 15
-        frac = tile.mean(axis=1)
-        if frac.max() < 0.03:
-            continue
-        rows = frac > 0.6 * frac.max()
-        pixels.append(hue[rows][tile[rows]])
-    if not pixels or sum(len(p) for p in pixels) < 25:
-        return None
-    px = np.concatenate(pixels)
-    return np.median(px[:: max(1, len(px) // 4000)], axis=0)
 
 
 @dataclass
@@ -238,8 +120,8 @@ def back_map(strip: Strip, back: np.ndarray, felt: np.ndarray) -> tuple[np.ndarr
     """Per pixel, how far its hue is from the tiles' back, and the distance below which it is a back."""
     # halfway to whatever else is there: the felt, and the ivory sides of the tiles (no hue)
     ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
-    thr = max(0.08, 0.45 * min(float(_hue_dist(back, felt)), float(_hue_dist(back, ivory))))
-    return _hue_dist(strip.hue, back), thr
+    thr = max(0.08, 0.45 * min(float(hue_dist(back, felt)), float(hue_dist(back, ivory))))
+    return hue_dist(strip.hue, back), thr
 
 
 def profile(strip: Strip, d: np.ndarray, thr: float, region: np.ndarray, rows_allowed: tuple[int, int] = (0, 10 ** 6),
@@ -467,7 +349,7 @@ def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0
     if c1 <= c0:
         return float("nan")
     ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
-    thr = 0.5 * float(_hue_dist(felt, ivory))
+    thr = 0.5 * float(hue_dist(felt, ivory))
     widths = []
     for c in range(c0, c1):
         edge = prof.outer[c] if outward else prof.inner[c]
@@ -476,181 +358,12 @@ def _face_cm(strip: Strip, prof: Profile, felt: np.ndarray, back: np.ndarray, a0
         r, step, n = int(round(edge)), (1 if outward else -1), 0
         r += step
         while 0 <= r < strip.hue.shape[0] and n < 2 * PX_PER_CM:
-            if _hue_dist(strip.hue[r, c], felt) < thr:
+            if hue_dist(strip.hue[r, c], felt) < thr:
                 break
             r += step
             n += 1
         widths.append(n)
     return float(np.median(widths)) / PX_PER_CM if widths else float("nan")
-
-
-def _full_width(half: np.ndarray, strip: Strip, spread_cm: float = 0.0) -> np.ndarray:
-    """A per-column measure read at half the strip's resolution, as wide as the strip again, each
-    value first spread `spread_cm` either way along the wall (its largest nearby)."""
-    if spread_cm:
-        reach = int(spread_cm * PX_PER_CM / 2)
-        half = cv2.dilate(half[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
-    full = np.repeat(half, 2)
-    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
-
-
-def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int], layout: TableLayout,
-             dice: Sequence[tuple[float, float, float]] = ()) -> np.ndarray:
-    """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
-    blobs that are neither felt nor tile (`_foreign_mask`) and reach the band's inner or outer
-    edge: a hand, a sleeve, a cup. What lies over a wall came from beyond it; a blob inside the
-    band is where colours blend, the felt shaded in a split or a gap against the stacks' ends.
-    `dice` (table cm: centre x, y and radius) are left out: a die leaning on a wall hides nothing
-    (easy 100027, a yellow die cocked against the wall at the split, left the break unread)."""
-    mask = _foreign_mask(strip, felt, back, rows)
-    for x, y, r in dice:
-        col, row = strip.pixel(layout, x, y)  # the mask: half the strip's resolution, from row rows[0]
-        cv2.circle(mask, (round(col / 2), round((row - rows[0]) / 2)), int(np.ceil(r * PX_PER_CM / 2)) + 1, 0, -1)
-    other = _reaching_across(mask)
-    k = int(PX_PER_CM) // 2
-    return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
-
-
-def _reaching_across(mask: np.ndarray) -> np.ndarray:
-    """The blobs of `mask` (8-connected) that touch its first or last row."""
-    n, labels = cv2.connectedComponents(mask, connectivity=8)
-    edge = np.zeros(n, bool)
-    edge[labels[0]] = edge[labels[-1]] = True
-    edge[0] = False
-    return edge[labels].astype(mask.dtype)
-
-
-def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
-    """The pixels of the strip's `rows` that are neither felt nor tile, at half the strip's
-    resolution (a hand is large, and a frame has little time; averaging also halves the noise of
-    a dark felt's hue).
-
-    By hue, so a shadow changes nothing; the ivory of the tiles' sides by its chromaticity alone
-    (sides in shade and in light alike); thin lines where two colours meet are opened away."""
-    ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
-    band = strip.hue[rows[0]:rows[1]]
-    hue = cv2.resize(band, (band.shape[1] // 2, band.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    thr_felt = max(0.08, 0.45 * min(float(_hue_dist(felt, back)), float(_hue_dist(felt, ivory))))
-    thr_back = max(0.08, 0.45 * min(float(_hue_dist(back, felt)), float(_hue_dist(back[:3], ivory[:3]))))
-
-    def far(ref: np.ndarray, thr: float, channels: int = 4) -> np.ndarray:
-        d = hue[..., :channels] - ref[:channels]
-        return np.einsum("...c,...c->...", d, d) > thr * thr
-
-    # the felt in a shadow is felt: darker, with its chromaticity, whose noise grows as the light
-    # falls (hard 140070: on a grey felt the log brightness alone made a hand's shadow a hand)
-    darker = np.exp(5.0 * (felt[3] - hue[..., 3]))  # the felt's brightness over the pixel's
-    d = hue[..., :3] - felt[:3]
-    felt_shaded = ((darker > 1.0) & (darker < SHADOW_DEPTH)
-                   & (np.einsum("...c,...c->...", d, d) < (thr_felt * darker) ** 2))
-    other = far(felt, thr_felt) & ~felt_shaded & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
-    return cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-
-
-def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
-    """Per pixel, how light the pixels `alike` picks out are in its row along the wall: their
-    median in each centimetre (`cm` columns) of the row, the median of that over the 31 cm
-    around; -1 where they show in under `ALONG_SEEN` of those 31 cm. Row by row, so that a band
-    of shade that runs along the whole wall (a lamp off to one side: the wall's own shadow on
-    the felt) is the norm there."""
-    rows, cols = light.shape[0], light.shape[1] // cm * cm
-    blocks = np.sort(np.where(alike, light, np.nan)[:, :cols].reshape(rows, -1, cm), axis=2)  # NaN sorts last
-    count = alike[:, :cols].reshape(rows, -1, cm).sum(axis=2)
-    seen = count > 0
-    # a centimetre without any takes the nearest one's before it in the row, else the one after
-    span = np.arange(count.shape[1])
-    before = np.maximum.accumulate(np.where(seen, span, -1), axis=1)
-    after = np.minimum.accumulate(np.where(seen, span, count.shape[1])[:, ::-1], axis=1)[:, ::-1]
-    j = np.where(before >= 0, before, np.minimum(after, count.shape[1] - 1))
-    r = np.arange(rows)[:, None]
-    level = blocks[r, j, np.maximum(count[r, j] - 1, 0) // 2]
-
-    def around(a: np.ndarray) -> np.ndarray:  # each centimetre's 31 cm round it in the row
-        return np.lib.stride_tricks.sliding_window_view(np.pad(a, ((0, 0), (15, 15)), mode="edge"), 31, axis=1)
-
-    ref = np.median(around(level), axis=2)
-    # where the colour shows in under ALONG_SEEN of the 31 cm (the felt in a row across the wall,
-    # seen only in a gap), its level is borrowed from farther on, under other light, while in
-    # the gap the stacks beside it shade it: no norm there
-    ref[around(seen.astype(float)).mean(axis=2) < ALONG_SEEN] = -1.0
-    return np.pad(np.repeat(ref, cm, axis=1), ((0, 0), (0, light.shape[1] - cols)), mode="edge")
-
-
-def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
-           casters: Callable[[], np.ndarray]) -> np.ndarray:
-    """Per column, the share of the strip's rows that lie in a shadow: felt or tops (by their
-    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall in
-    its row (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own
-    colour is seen by the shadow it casts on the wall and beside it.
-
-    Rows from `outside` on lie beyond the wall, where a hand at the table's edge casts its shadow
-    too without lying on the wall: there a shadow counts only in the columns where no such hand
-    is seen (`casters()`, looked for only when there is a shadow there). Taking each colour's
-    lightness along the wall, over 30 cm, leaves out uneven light and vignetting; nothing else
-    on the table casts a shadow that size. Read at half the strip's resolution, smoothed over
-    3 × 3 there, as the sensor's noise scatters a dark hue."""
-    half = (strip.hue.shape[1] // 2, strip.hue.shape[0] // 2)
-    hue = cv2.blur(cv2.resize(strip.hue, half, interpolation=cv2.INTER_AREA), (3, 3))
-    light = cv2.blur(cv2.resize(strip.lab[..., 0], half, interpolation=cv2.INTER_AREA), (3, 3))
-    cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
-    chroma = min(SHADE_CHROMA, 0.45 * float(np.linalg.norm(felt[:3] - back[:3])))
-    dark = np.zeros(light.shape, bool)
-    for colour, ratio in ((felt, SHADE_FELT), (back, SHADE_TOPS)):
-        d = hue[..., :3] - colour[:3]
-        alike = np.einsum("...c,...c->...", d, d) < chroma ** 2
-        dark |= alike & (light < ratio * _along(light, alike, cm))
-    beyond = dark[outside // 2:]
-    if beyond.any():
-        beyond[:, casters()[::2][:dark.shape[1]]] = False
-    return _full_width(np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same"), strip, SHADE_REACH_CM)
-
-
-def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
-             back: np.ndarray) -> np.ndarray:
-    """Per column of `strip`, whether an arm reaches in from beyond the wall, or lies within
-    `CASTER_REACH_CM` along the wall: something neither felt nor tile in the `CASTER_CM` past the
-    strip's outer edge that reaches that far out (a marker or the wind disc lying there does
-    not). A hand at the table's edge, whose shadow on the felt outside the wall is no sign of a
-    hand on it; one the felt's colour is not seen here, and its shadow counts."""
-    t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
-    apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
-    blobs = _foreign_mask(apron, felt, back, (0, apron.hue.shape[0]))
-    _, labels = cv2.connectedComponents(blobs, connectivity=8)
-    arms = np.unique(labels[-2:][labels[-2:] > 0])  # reaching in from beyond: an arm, not a marker
-    return _full_width(np.isin(labels, arms).any(axis=0), strip, CASTER_REACH_CM) > 0
-
-
-def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], h: _Hypothesis,
-            pitch: float, n: int) -> list[int]:
-    """The stacks that something lying over the wall may hide: every run of stacks not seen
-    standing with a hand (`_foreign`) over it or beside it, or a shadow (`_shade`) beside a run
-    no longer than a hand is wide, and the stacks either side of any break in the tops with
-    either beside it (a hand's edge cuts them like a split, or by a sliver that shifts how the
-    stacks are numbered). A longer run with only a shadow beside it is stacks taken away, and
-    the shadow a hand's at the table's edge reaching where they stood."""
-    cols = len(foreign)
-    origin = h.origin if h.present else -n * pitch / 2  # a wall with no stack seen: where the layout puts it
-
-    def covered(a0: float, a1: float, shaded: bool = True) -> bool:
-        c0 = int(np.clip(np.floor(strip.col(a0)), 0, cols - 1))
-        c1 = int(np.clip(np.ceil(strip.col(a1)), c0 + 1, cols))
-        return float(foreign[c0:c1].max()) > FOREIGN_SHARE or shaded and float(shade[c0:c1].max()) > FOREIGN_SHARE
-
-    have = {k: (a0, a1) for k, a0, a1 in h.present}
-    out: set[int] = set()
-    run: list[int] = []
-    for k in range(1, n + 2):
-        if k <= n and k not in have:
-            run.append(k)
-            continue
-        if run and covered(origin + (run[0] - 1.5) * pitch, origin + (run[-1] + 0.5) * pitch,
-                           len(run) * pitch <= SHADE_HAND_CM):
-            out.update(run)
-        run = []
-    for (_, end), (start, _) in zip(runs, runs[1:]):
-        if covered(end - 0.5 * pitch, start + 0.5 * pitch):
-            out.update(k for k, (a0, a1) in have.items() if a1 > end - pitch and a0 < start + pitch)
-    return sorted(out)
 
 
 def _robust_line(x: np.ndarray, y: np.ndarray, at: float, tol: float) -> float:
@@ -769,7 +482,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
     numbers, +1 higher, 0 both; how many stacks), the dead wall's side and size (R20); None:
     the variant lays no loose tiles. `loose_inputs`, when given, is filled with what the model
     read for each stack (`loose.inputs`, keyed by side and stack): its training data. `dice`: the
-    dice found (table cm: centre x, y and radius as seen), which hide no stacks (`_foreign`).
+    dice found (table cm: centre x, y and radius as seen), which hide no stacks (`wall_cover._foreign`).
     """
     n = layout.stacks
     w = layout.tile.width
@@ -965,10 +678,8 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
         if len(h.present) == n and len(runs[side]) < 2:  # every stack standing in one run: nothing hidden
             hidden[side] = []
             continue
-        felt = felt_hue(strip)
-        foreign = _foreign(strip, felt, back, bands[side], layout, dice)
-        shade = _shade(strip, felt, back, bands[side][1], partial(_casters, image, cal, layout, strip, felt, back))
-        hidden[side] = _hidden(strip, foreign, shade, runs[side], h, pitches[side], n)
+        hidden[side] = hidden_stacks(image, cal, layout, strip, back, bands[side], runs[side], h.present,
+                                     h.origin if h.present else None, pitches[side], n, dice)
     out = {}
     for side in SIDES:
         h = chosen[side]

@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from common import DEFAULT_DATA, load_train, rotated_copy
 from companion.vision.tiles.codes import TILE_CODES

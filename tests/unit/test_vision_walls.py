@@ -10,7 +10,9 @@ from companion.vision.render.scenes import random_scene, resting_hand, scene_var
 from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
 from companion.vision.calibrate import from_markers
 from companion.vision.geometry import SIDES, TableLayout
-from companion.vision.walls import FOREIGN_SHARE, _arcs, _gap_readings, _shade, back_colour, felt_colour, felt_hue, sample
+from companion.vision.wall_cover import FOREIGN_SHARE, _shade
+from companion.vision.wall_strips import back_colour, felt_colour, felt_hue, sample
+from companion.vision.walls import _arcs, _gap_readings
 
 
 def observe(seed: int, level: str = "easy", hand: bool | str = False, **kw):
@@ -261,7 +263,7 @@ def test_a_hand_the_colour_of_the_felt_is_seen_by_its_shadow():
 
 def test_a_shadow_along_the_whole_wall_is_the_norm_but_one_a_hand_wide_is_a_hand():
     """A lamp off to one side lays each wall's own shadow on the felt beside it, along the whole
-    wall: in those rows that is how the felt looks, not a hand (`walls._shade` takes the felt's
+    wall: in those rows that is how the felt looks, not a hand (`wall_cover._shade` takes the felt's
     lightness row by row). The same shade over 8 cm of the wall only is a hand's shadow."""
     image, _ = render(random_scene(2, "easy", stage="built", variant_name="classical"))
     cal = from_markers(image)
@@ -293,7 +295,7 @@ def test_the_felt_in_a_gap_shaded_by_its_stacks_is_no_hands_shadow(seed):
     there, and in the rows across the wall no felt shows anywhere else near, so its lightness
     was compared with the felt beyond the wall's end, under other light, and the gap was taken
     for a hand's shadow (no break read). There is no norm for a colour in a row where it
-    hardly shows (`walls.ALONG_SEEN`)."""
+    hardly shows (`wall_cover.ALONG_SEEN`)."""
     obs, t = observe(seed, "hard")
     assert t["stage"] == "broken" and "hidden" not in obs["walls"]
     assert obs["walls"]["break"] == t["break"]
@@ -305,7 +307,7 @@ def test_a_sliver_of_mixed_colour_at_a_gap_is_no_hand(seed):
     ends blend into colours that are neither felt, nor back, nor ivory: a patch inside the band
     of tops. It was taken for a hand's edge and the break left unread; a hand lying over the wall
     reaches it from beyond, so only blobs touching the band's inner or outer edge count
-    (`walls._foreign`)."""
+    (`wall_cover._foreign`)."""
     obs, t = observe(seed, "hard")
     assert t["break"] is not None and "hidden" not in obs["walls"]
     assert obs["walls"]["break"] == t["break"]
@@ -315,7 +317,7 @@ def test_a_die_leaning_on_a_wall_at_the_split_is_no_hand():
     """Easy 100027 (MCR, split at West's 11th): a yellow die cocked against the wall right at the
     split. It is neither felt nor tile and touches the band of tops, so it was taken for a hand
     over the split and the break left unread; the dice found are left out of that test
-    (`walls._foreign`), and a die hides nothing."""
+    (`wall_cover._foreign`), and a die hides nothing."""
     obs, t = observe(100027, "easy")
     assert any(d["cocked"] for d in obs["dice"])
     assert t["break"] == ["W", 11] and "hidden" not in obs["walls"]
@@ -343,7 +345,7 @@ def test_a_hands_shadow_on_a_grey_felt_is_no_hand():
     """Hard 140070: two hands at the table's edge shade the grey felt where South's first eight
     stacks were taken. On a grey felt the shadow's hue is the felt's but darker, and by that
     darkness it was taken for something lying there, so the stacks were reported hidden and the
-    break left unread. The felt a hand's shadow falls on is still felt (`walls.SHADOW_DEPTH`)."""
+    break left unread. The felt a hand's shadow falls on is still felt (`wall_cover.SHADOW_DEPTH`)."""
     obs, t = observe(140070, "hard")
     assert t["break"] == ["S", 8] and "hidden" not in obs["walls"]
     assert obs["walls"]["break"] == t["break"]

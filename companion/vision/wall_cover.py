@@ -1,0 +1,227 @@
+"""What lies over a wall: a hand resting on it, a sleeve, and the shadows they cast.
+
+A hand resting on a wall hides the tops under it, and its edge cuts them like a gap or a split.
+Where something that is neither felt nor tile lies beside a break in the tops (`_foreign`), or a
+shadow falls there on the felt or the tops (`_shade`: a hand the felt's own colour), the stacks
+there are reported hidden (`hidden_stacks`), so that no break is read from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+import cv2
+import numpy as np
+
+from companion.vision.calibrate import Calibration
+from companion.vision.geometry import TableLayout
+from companion.vision.wall_strips import PX_PER_CM, Strip, felt_hue, hue_dist, sample
+
+#: a gap or a split may be a hand resting on the wall when, beside it, more than this share of the
+#: band of tops is neither felt nor tile (`_foreign`). A hand resting on a wall covers 0.33 or more
+#: in 95 % of rendered scenes (`render.scenes.resting_hand`), at least 0.16; walls without a hand
+#: show blobs of up to 0.13 where two walls meet and, rarely, up to 0.29 where a die or a discard
+#: lies against one, never beside a gap or split in 600 scenes. A hand missed records a wrong break,
+#: a blob taken for one only leaves the break unread until the scene changes: the cut sits low.
+#: A colour this far in chromaticity from the tiles' ivory sides is not ivory.
+FOREIGN_SHARE, FOREIGN_CHROMA = 0.15, 0.15
+#: a hand's shadow leaves the felt at least 1 / SHADOW_DEPTH of its light (the renderer's: 0.55)
+SHADOW_DEPTH = 3.0
+#: a hand or a sleeve the felt's own colour is not told by hue, but it casts a shadow on the wall
+#: and the felt beside it (`_shade`): felt this much darker than the felt along the wall in the same
+#: row, or tops this much darker than the tops (the seams between them are dark lines), within this
+#: chromaticity of the colour, count as shadow; and a shadow this close (cm) to a break in the
+#: tops may be a hand's, if the stacks taken away there span no more than a hand lying on them (cm)
+SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
+#: a colour's lightness along the wall is a norm only where the colour shows in this share of it
+ALONG_SEEN = 0.5
+#: beyond the wall a shadow may be a hand's at the table's edge: how far out its arm is looked for
+#: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
+#: from it (cm)
+CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
+
+#: stacks read standing on a wall: (stack number, along from, along to), cm along the wall
+Stacks = list[tuple[int, float, float]]
+
+
+def hidden_stacks(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, back: np.ndarray,
+                  band: tuple[int, int], runs: list[tuple[float, float]], present: Stacks, origin: float | None,
+                  pitch: float, n: int, dice: Sequence[tuple[float, float, float]] = ()) -> list[int]:
+    """The stacks of `strip`'s wall that something lying over it may hide (`_hidden`). `band`: the
+    strip's rows where tops can lie; `runs`: the tops seen standing, along the wall (cm); `present`:
+    the stacks read standing, `origin`: where stack 1's outer end lies (None: no stack seen);
+    `dice`: the dice found (table cm: centre and radius), which hide nothing."""
+    felt = felt_hue(strip)
+    foreign = _foreign(strip, felt, back, band, layout, dice)
+    shade = _shade(strip, felt, back, band[1], partial(_casters, image, cal, layout, strip, felt, back))
+    return _hidden(strip, foreign, shade, runs, present, origin, pitch, n)
+
+
+def _full_width(half: np.ndarray, strip: Strip, spread_cm: float = 0.0) -> np.ndarray:
+    """A per-column measure read at half the strip's resolution, as wide as the strip again, each
+    value first spread `spread_cm` either way along the wall (its largest nearby)."""
+    if spread_cm:
+        reach = int(spread_cm * PX_PER_CM / 2)
+        half = cv2.dilate(half[None].astype(np.float32), np.ones((1, 2 * reach + 1), np.uint8))[0]
+    full = np.repeat(half, 2)
+    return np.pad(full, (0, strip.hue.shape[1] - len(full)), mode="edge")
+
+
+def _foreign(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int], layout: TableLayout,
+             dice: Sequence[tuple[float, float, float]] = ()) -> np.ndarray:
+    """Per column, the share of the rows where tops can lie (smoothed over a centimetre) covered by
+    blobs that are neither felt nor tile (`_foreign_mask`) and reach the band's inner or outer
+    edge: a hand, a sleeve, a cup. What lies over a wall came from beyond it; a blob inside the
+    band is where colours blend, the felt shaded in a split or a gap against the stacks' ends.
+    `dice` (table cm: centre x, y and radius) are left out: a die leaning on a wall hides nothing
+    (easy 100027, a yellow die cocked against the wall at the split, left the break unread)."""
+    mask = _foreign_mask(strip, felt, back, rows)
+    for x, y, r in dice:
+        col, row = strip.pixel(layout, x, y)  # the mask: half the strip's resolution, from row rows[0]
+        cv2.circle(mask, (round(col / 2), round((row - rows[0]) / 2)), int(np.ceil(r * PX_PER_CM / 2)) + 1, 0, -1)
+    other = _reaching_across(mask)
+    k = int(PX_PER_CM) // 2
+    return _full_width(np.convolve(other.mean(axis=0), np.ones(k) / k, mode="same"), strip)
+
+
+def _reaching_across(mask: np.ndarray) -> np.ndarray:
+    """The blobs of `mask` (8-connected) that touch its first or last row."""
+    n, labels = cv2.connectedComponents(mask, connectivity=8)
+    edge = np.zeros(n, bool)
+    edge[labels[0]] = edge[labels[-1]] = True
+    edge[0] = False
+    return edge[labels].astype(mask.dtype)
+
+
+def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
+    """The pixels of the strip's `rows` that are neither felt nor tile, at half the strip's
+    resolution (a hand is large, and a frame has little time; averaging also halves the noise of
+    a dark felt's hue).
+
+    By hue, so a shadow changes nothing; the ivory of the tiles' sides by its chromaticity alone
+    (sides in shade and in light alike); thin lines where two colours meet are opened away."""
+    ivory = np.array([1.0, 1.0, 1.0, back[3]], np.float32)
+    band = strip.hue[rows[0]:rows[1]]
+    hue = cv2.resize(band, (band.shape[1] // 2, band.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    thr_felt = max(0.08, 0.45 * min(float(hue_dist(felt, back)), float(hue_dist(felt, ivory))))
+    thr_back = max(0.08, 0.45 * min(float(hue_dist(back, felt)), float(hue_dist(back[:3], ivory[:3]))))
+
+    def far(ref: np.ndarray, thr: float, channels: int = 4) -> np.ndarray:
+        d = hue[..., :channels] - ref[:channels]
+        return np.einsum("...c,...c->...", d, d) > thr * thr
+
+    # the felt in a shadow is felt: darker, with its chromaticity, whose noise grows as the light
+    # falls (hard 140070: on a grey felt the log brightness alone made a hand's shadow a hand)
+    darker = np.exp(5.0 * (felt[3] - hue[..., 3]))  # the felt's brightness over the pixel's
+    d = hue[..., :3] - felt[:3]
+    felt_shaded = ((darker > 1.0) & (darker < SHADOW_DEPTH)
+                   & (np.einsum("...c,...c->...", d, d) < (thr_felt * darker) ** 2))
+    other = far(felt, thr_felt) & ~felt_shaded & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
+    return cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
+    """Per pixel, how light the pixels `alike` picks out are in its row along the wall: their
+    median in each centimetre (`cm` columns) of the row, the median of that over the 31 cm
+    around; -1 where they show in under `ALONG_SEEN` of those 31 cm. Row by row, so that a band
+    of shade that runs along the whole wall (a lamp off to one side: the wall's own shadow on
+    the felt) is the norm there."""
+    rows, cols = light.shape[0], light.shape[1] // cm * cm
+    blocks = np.sort(np.where(alike, light, np.nan)[:, :cols].reshape(rows, -1, cm), axis=2)  # NaN sorts last
+    count = alike[:, :cols].reshape(rows, -1, cm).sum(axis=2)
+    seen = count > 0
+    # a centimetre without any takes the nearest one's before it in the row, else the one after
+    span = np.arange(count.shape[1])
+    before = np.maximum.accumulate(np.where(seen, span, -1), axis=1)
+    after = np.minimum.accumulate(np.where(seen, span, count.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    j = np.where(before >= 0, before, np.minimum(after, count.shape[1] - 1))
+    r = np.arange(rows)[:, None]
+    level = blocks[r, j, np.maximum(count[r, j] - 1, 0) // 2]
+
+    def around(a: np.ndarray) -> np.ndarray:  # each centimetre's 31 cm round it in the row
+        return np.lib.stride_tricks.sliding_window_view(np.pad(a, ((0, 0), (15, 15)), mode="edge"), 31, axis=1)
+
+    ref = np.median(around(level), axis=2)
+    # where the colour shows in under ALONG_SEEN of the 31 cm (the felt in a row across the wall,
+    # seen only in a gap), its level is borrowed from farther on, under other light, while in
+    # the gap the stacks beside it shade it: no norm there
+    ref[around(seen.astype(float)).mean(axis=2) < ALONG_SEEN] = -1.0
+    return np.pad(np.repeat(ref, cm, axis=1), ((0, 0), (0, light.shape[1] - cols)), mode="edge")
+
+
+def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
+           casters: Callable[[], np.ndarray]) -> np.ndarray:
+    """Per column, the share of the strip's rows that lie in a shadow: felt or tops (by their
+    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall in
+    its row (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own
+    colour is seen by the shadow it casts on the wall and beside it.
+
+    Rows from `outside` on lie beyond the wall, where a hand at the table's edge casts its shadow
+    too without lying on the wall: there a shadow counts only in the columns where no such hand
+    is seen (`casters()`, looked for only when there is a shadow there). Taking each colour's
+    lightness along the wall, over 30 cm, leaves out uneven light and vignetting; nothing else
+    on the table casts a shadow that size. Read at half the strip's resolution, smoothed over
+    3 × 3 there, as the sensor's noise scatters a dark hue."""
+    half = (strip.hue.shape[1] // 2, strip.hue.shape[0] // 2)
+    hue = cv2.blur(cv2.resize(strip.hue, half, interpolation=cv2.INTER_AREA), (3, 3))
+    light = cv2.blur(cv2.resize(strip.lab[..., 0], half, interpolation=cv2.INTER_AREA), (3, 3))
+    cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
+    chroma = min(SHADE_CHROMA, 0.45 * float(np.linalg.norm(felt[:3] - back[:3])))
+    dark = np.zeros(light.shape, bool)
+    for colour, ratio in ((felt, SHADE_FELT), (back, SHADE_TOPS)):
+        d = hue[..., :3] - colour[:3]
+        alike = np.einsum("...c,...c->...", d, d) < chroma ** 2
+        dark |= alike & (light < ratio * _along(light, alike, cm))
+    beyond = dark[outside // 2:]
+    if beyond.any():
+        beyond[:, casters()[::2][:dark.shape[1]]] = False
+    return _full_width(np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same"), strip, SHADE_REACH_CM)
+
+
+def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
+             back: np.ndarray) -> np.ndarray:
+    """Per column of `strip`, whether an arm reaches in from beyond the wall, or lies within
+    `CASTER_REACH_CM` along the wall: something neither felt nor tile in the `CASTER_CM` past the
+    strip's outer edge that reaches that far out (a marker or the wind disc lying there does
+    not). A hand at the table's edge, whose shadow on the felt outside the wall is no sign of a
+    hand on it; one the felt's colour is not seen here, and its shadow counts."""
+    t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
+    apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
+    blobs = _foreign_mask(apron, felt, back, (0, apron.hue.shape[0]))
+    _, labels = cv2.connectedComponents(blobs, connectivity=8)
+    arms = np.unique(labels[-2:][labels[-2:] > 0])  # reaching in from beyond: an arm, not a marker
+    return _full_width(np.isin(labels, arms).any(axis=0), strip, CASTER_REACH_CM) > 0
+
+
+def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], present: Stacks,
+            origin: float | None, pitch: float, n: int) -> list[int]:
+    """The stacks that something lying over the wall may hide: every run of stacks not seen
+    standing with a hand (`_foreign`) over it or beside it, or a shadow (`_shade`) beside a run
+    no longer than a hand is wide, and the stacks either side of any break in the tops with
+    either beside it (a hand's edge cuts them like a split, or by a sliver that shifts how the
+    stacks are numbered). A longer run with only a shadow beside it is stacks taken away, and
+    the shadow a hand's at the table's edge reaching where they stood."""
+    cols = len(foreign)
+    if origin is None:  # a wall with no stack seen: where the layout puts it
+        origin = -n * pitch / 2
+
+    def covered(a0: float, a1: float, shaded: bool = True) -> bool:
+        c0 = int(np.clip(np.floor(strip.col(a0)), 0, cols - 1))
+        c1 = int(np.clip(np.ceil(strip.col(a1)), c0 + 1, cols))
+        return float(foreign[c0:c1].max()) > FOREIGN_SHARE or shaded and float(shade[c0:c1].max()) > FOREIGN_SHARE
+
+    have = {k: (a0, a1) for k, a0, a1 in present}
+    out: set[int] = set()
+    run: list[int] = []
+    for k in range(1, n + 2):
+        if k <= n and k not in have:
+            run.append(k)
+            continue
+        if run and covered(origin + (run[0] - 1.5) * pitch, origin + (run[-1] + 0.5) * pitch,
+                           len(run) * pitch <= SHADE_HAND_CM):
+            out.update(run)
+        run = []
+    for (_, end), (start, _) in zip(runs, runs[1:]):
+        if covered(end - 0.5 * pitch, start + 0.5 * pitch):
+            out.update(k for k, (a0, a1) in have.items() if a1 > end - pitch and a0 < start + pitch)
+    return sorted(out)
