@@ -15,7 +15,7 @@ import numpy as np
 
 from companion.vision.calibrate import Calibration
 from companion.vision.geometry import TableLayout
-from companion.vision.wall_strips import PX_PER_CM, Strip, felt_hue, hue_dist, sample
+from companion.vision.wall_strips import LOG_BRIGHTNESS, PX_PER_CM, Strip, felt_hue, hue_dist, sample
 
 #: a gap or a split may be a hand resting on the wall when, beside it, more than this share of the
 #: band of tops is neither felt nor tile (`_foreign`). A hand resting on a wall covers 0.33 or more
@@ -106,16 +106,17 @@ def _foreign_mask(strip: Strip, felt: np.ndarray, back: np.ndarray, rows: tuple[
     thr_felt = max(0.08, 0.45 * min(float(hue_dist(felt, back)), float(hue_dist(felt, ivory))))
     thr_back = max(0.08, 0.45 * min(float(hue_dist(back, felt)), float(hue_dist(back[:3], ivory[:3]))))
 
-    def far(ref: np.ndarray, thr: float, channels: int = 4) -> np.ndarray:
+    def dist2(ref: np.ndarray, channels: int = 4) -> np.ndarray:
         d = hue[..., :channels] - ref[:channels]
-        return np.einsum("...c,...c->...", d, d) > thr * thr
+        return np.einsum("...c,...c->...", d, d)
+
+    def far(ref: np.ndarray, thr: float, channels: int = 4) -> np.ndarray:
+        return dist2(ref, channels) > thr * thr
 
     # the felt in a shadow is felt: darker, with its chromaticity, whose noise grows as the light
     # falls (hard 140070: on a grey felt the log brightness alone made a hand's shadow a hand)
-    darker = np.exp(5.0 * (felt[3] - hue[..., 3]))  # the felt's brightness over the pixel's
-    d = hue[..., :3] - felt[:3]
-    felt_shaded = ((darker > 1.0) & (darker < SHADOW_DEPTH)
-                   & (np.einsum("...c,...c->...", d, d) < (thr_felt * darker) ** 2))
+    darker = np.exp((felt[3] - hue[..., 3]) / LOG_BRIGHTNESS)  # the felt's brightness over the pixel's
+    felt_shaded = (darker > 1.0) & (darker < SHADOW_DEPTH) & (dist2(felt, 3) < (thr_felt * darker) ** 2)
     other = far(felt, thr_felt) & ~felt_shaded & far(back, thr_back) & far(ivory, FOREIGN_CHROMA, 3)
     return cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 

@@ -22,6 +22,8 @@ PX_PER_CM = 8.0
 LAB_WEIGHTS = np.array([0.25, 1.0, 1.0], np.float32)
 #: how much larger than the table frame the wall tops may look (parallax and lens)
 MAX_SCALE = 1.12
+#: the weight of the log brightness in `hue_of` (a shadow changes it, not the chromaticity)
+LOG_BRIGHTNESS = 0.2
 
 
 @dataclass
@@ -67,14 +69,14 @@ def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str,
 
 
 def hue_of(bgr: np.ndarray) -> np.ndarray:
-    """Per pixel: 3 × chromaticity (b, g, r over their sum) and 0.2 × log brightness.
+    """Per pixel: 3 × chromaticity (b, g, r over their sum) and `LOG_BRIGHTNESS` × log brightness.
 
     A shadow or a dim corner scales all three channels alike: the chromaticity stays, so a
     tile's back in the shadow of a hand is still the back colour.
     """
     f = bgr.astype(np.float32)
     total = f.sum(axis=-1, keepdims=True) + 12.0
-    return np.concatenate([3.0 * f / total, 0.2 * np.log(total)], axis=-1)
+    return np.concatenate([3.0 * f / total, LOG_BRIGHTNESS * np.log(total)], axis=-1)
 
 
 def lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
