@@ -520,6 +520,16 @@ def test_a_die_cocked_against_a_wall_the_first_view_cuts_keeps_its_tilt():
     assert seen == drawn == [(1, False), (6, True)]
 
 
+@pytest.mark.parametrize("seed", [150155, 170105])
+def test_a_die_cocked_against_a_wall_is_not_read_twice(seed):
+    """R18: hard 150155 and 170105, a 6 cocked against a wall. The first view cuts it and reads
+    it; the wider look sees it whole, its middle 0.64 and 0.68 of a side off, and took it for a
+    second die (three dice, two cocked). Two dice lie a side apart or more (`scene.SAME_DIE`)."""
+    seen, drawn = _bench_dice(seed, "hard")
+    assert len(drawn) == 2 and (6, True) in drawn
+    assert seen == drawn
+
+
 @pytest.mark.parametrize("seed,level", [(100161, "easy"), (110028, "hard")])
 def test_a_leaning_die_the_face_model_is_unsure_is_still_cocked(seed, level):
     """R18: a die cocked against a wall or the other die that the face model reads only 0.12 and
