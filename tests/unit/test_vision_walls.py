@@ -351,6 +351,17 @@ def test_a_hands_shadow_on_a_grey_felt_is_no_hand():
     assert obs["walls"]["break"] == t["break"]
 
 
+def test_the_felt_in_a_lifted_stacks_gap_on_a_grey_felt_is_no_hands_shadow():
+    """Hard 170148, classical rules, the stack lifted at South's 16th (R19) on a grey felt. There
+    the tiles' sides have the felt's chromaticity too, and in the rows where they show all along
+    the wall they set the felt's norm, which the felt in the gap's mouth falls far short of: it
+    was taken for a hand's shadow and the break left unread. Felt is no brighter than
+    `wall_cover.FELT_BRIGHTEST` times the felt's median."""
+    obs, t = observe(170148, "hard")
+    assert t["variant"] == "classical-19" and t["break"] == ["S", 16]
+    assert "hidden" not in obs["walls"] and obs["walls"]["break"] == t["break"]
+
+
 def test_no_break_on_a_built_wall():
     v = load_variant("classical")
     assert find_break(v, [2] * 72, set(), set()) is None
