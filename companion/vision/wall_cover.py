@@ -35,7 +35,8 @@ SHADOW_DEPTH = 3.0
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
 #: a colour's lightness along the wall is a norm only where the colour shows in this share of it
 ALONG_SEEN = 0.5
-#: a pixel more than this much brighter than the felt (its median along the wall) is not felt
+#: a pixel more than this much brighter than the felt (`felt_hue`: the median of the felt just
+#: inside and outside the wall) is not felt
 FELT_BRIGHTEST = 1.4
 #: beyond the wall a shadow may be a hand's at the table's edge: how far out its arm is looked for
 #: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
@@ -175,9 +176,9 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
     # sides are the felt's chromaticity too, and along the rows where they show they set a norm
     # the felt in a gap's mouth falls short of (hard 170148)
     felt_like = hue[..., 3] < felt[3] + LOG_BRIGHTNESS * np.log(FELT_BRIGHTEST)
-    for colour, ratio, also in ((felt, SHADE_FELT, felt_like), (back, SHADE_TOPS, True)):
+    for colour, ratio, plausible in ((felt, SHADE_FELT, felt_like), (back, SHADE_TOPS, True)):
         d = hue[..., :3] - colour[:3]
-        alike = (np.einsum("...c,...c->...", d, d) < chroma ** 2) & also
+        alike = (np.einsum("...c,...c->...", d, d) < chroma ** 2) & plausible
         dark |= alike & (light < ratio * _along(light, alike, cm))
     beyond = dark[outside // 2:]
     if beyond.any():
