@@ -1,8 +1,11 @@
 """Camera → table: a homography from image pixels to the table plane in centimetres.
 
 Found from the four printed ArUco corner markers (`markers_spec`); any two markers seen are
-enough (eight point pairs). Without markers, `manual()` takes the four table corners clicked in
-the dashboard, and `uncalibrated()` treats the image itself as the table (a phone photo of dice
+enough (eight point pairs). With three or more, the lens's radial distortion is found too
+(`lens`), and the homography then maps pinhole pixels: `to_table`, `to_image` and `view` go
+through both, so nothing else needs to know about the lens (where the camera hangs,
+`camera_position`, was 20–70 cm too high under a strong barrel lens without it). Without
+markers, `manual()` takes the four table corners clicked in the dashboard, and `uncalibrated()` treats the image itself as the table (a phone photo of dice
 on a tray), saying so with `calibrated = False`. `CalibrationTracker` keeps the last good
 calibration and re-detects when the markers move (a bumped camera).
 """
@@ -15,7 +18,9 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
+from companion.vision import lens as lens_model
 from companion.vision import markers_spec
+from companion.vision.lens import Lens
 
 
 class CalibrationError(CompanionError, ValueError):
@@ -24,7 +29,8 @@ class CalibrationError(CompanionError, ValueError):
 
 @dataclass
 class Calibration:
-    """Image ↔ table mapping. `H` maps image pixels to table cm."""
+    """Image ↔ table mapping. `H` maps image pixels to table cm; with a `lens`, the pixels a
+    pinhole camera would show (`Lens.undistort` of the image's)."""
 
     H: np.ndarray
     table_size: tuple[float, float]
@@ -35,18 +41,44 @@ class Calibration:
     error_px: float = 0.0
     #: (width, height) of the images it maps, when known: needed to tell where the camera hangs
     image_size: tuple[int, int] | None = None
+    #: the lens's radial distortion, when the markers show one (None: a pinhole camera)
+    lens: Lens | None = None
 
     @property
     def H_inv(self) -> np.ndarray:
         return np.linalg.inv(self.H)
 
     def to_table(self, pts) -> np.ndarray:
-        pts = np.asarray(pts, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.H).reshape(-1, 2)
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
+        if self.lens is not None:
+            pts = self.lens.undistort(pts)
+        return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.H).reshape(-1, 2)
 
     def to_image(self, pts) -> np.ndarray:
         pts = np.asarray(pts, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.H_inv).reshape(-1, 2)
+        out = cv2.perspectiveTransform(pts, self.H_inv).reshape(-1, 2)
+        return out if self.lens is None else self.lens.distort(out)
+
+    def view(self, image: np.ndarray, to_view: np.ndarray, size: tuple[int, int],
+             border: int = cv2.BORDER_CONSTANT) -> np.ndarray:
+        """A top-down view of the table: `to_view` maps table cm to its pixels, `size` is (w, h)."""
+        if self.lens is None:
+            return cv2.warpPerspective(image, to_view @ self.H, size, flags=cv2.INTER_LINEAR, borderMode=border)
+        map1, map2 = lens_model.view_maps(self.lens, self.H_inv @ np.linalg.inv(to_view), size)
+        return cv2.remap(image, map1, map2, cv2.INTER_LINEAR, borderMode=border)
+
+    def box_to_image(self, box, to_view: np.ndarray) -> list[float]:
+        """The image's pixel box around a `view`'s box [x1, y1, x2, y2] (its four corners carried back)."""
+        if self.lens is None:
+            return _box_through(box, np.linalg.inv(to_view @ self.H))
+        corners = cv2.perspectiveTransform(_corners(box), np.linalg.inv(to_view))
+        return _box_of(self.to_image(corners))
+
+    def box_to_view(self, box, to_view: np.ndarray) -> list[float]:
+        """A `view`'s pixel box around the image's box [x1, y1, x2, y2]."""
+        if self.lens is None:
+            return _box_through(box, to_view @ self.H)
+        return _box_of(cv2.perspectiveTransform(self.to_table(_corners(box)).reshape(-1, 1, 2), to_view))
 
     def px_per_cm(self) -> float:
         """Mean image scale at the table centre (pixels per cm)."""
@@ -57,7 +89,22 @@ class Calibration:
     def to_json(self) -> dict:
         return {"calibrated": self.calibrated, "source": self.source, "table_size": list(self.table_size),
                 "markers": sorted(self.markers), "error_px": round(self.error_px, 2),
-                "H": np.round(self.H, 8).tolist()}
+                "H": np.round(self.H, 8).tolist(), "lens": self.lens.to_json() if self.lens else None}
+
+
+def _corners(box) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    return np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]).reshape(-1, 1, 2)
+
+
+def _box_of(pts) -> list[float]:
+    pts = np.asarray(pts).reshape(-1, 2)
+    return [round(float(v), 1) for v in (*pts.min(0), *pts.max(0))]
+
+
+def _box_through(box, H: np.ndarray) -> list[float]:
+    """The pixel box [x1, y1, x2, y2] around a box's four corners carried through homography H."""
+    return _box_of(cv2.perspectiveTransform(_corners(box), H))
 
 
 _detectors: dict[str, cv2.aruco.ArucoDetector] = {}
@@ -107,23 +154,36 @@ def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 #: moved off their corners); rendered tables with lens distortion stay under 0.08
 MAX_FIT_ERROR = 0.25
 
+#: markers needed to tell the lens's distortion from the homography (two give eight points, which
+#: the homography alone can nearly fit)
+MARKERS_FOR_LENS = 3
+
 
 def read_markers(image: np.ndarray,
                  table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM) -> tuple[Calibration | None, str]:
     """Calibration from the printed markers, or None and why not (in words, for the user)."""
-    found = find_markers(image)
+    return _from_found(find_markers(image), table_size, (int(image.shape[1]), int(image.shape[0])))
+
+
+def _from_found(found: dict[int, np.ndarray], table_size: tuple[float, float],
+                size: tuple[int, int]) -> tuple[Calibration | None, str]:
+    """`read_markers` once the markers are found in a picture of `size` (w, h)."""
     if not found:
         return None, "no markers"
     if len(found) < 2:
         return None, "1 marker seen, at least 2 needed"
     where = markers_spec.marker_corners(table_size)
-    src = np.concatenate([found[i] for i in sorted(found)])
-    dst = np.concatenate([np.array(where[i]) for i in sorted(found)])
-    H, _ = cv2.findHomography(src, dst, 0)
+    src = np.concatenate([found[i] for i in sorted(found)]).astype(np.float64)
+    dst = np.concatenate([np.array(where[i]) for i in sorted(found)]).astype(np.float64)
+    lens = None
+    if len(found) >= MARKERS_FOR_LENS:
+        lens, H, _, _ = lens_model.fit(src, dst, size)
+    else:
+        H, _ = cv2.findHomography(src, dst, 0)
     if H is None:
         return None, "the markers give no table plane"
     cal = Calibration(H, table_size, True, "markers", {i: found[i].round(1).tolist() for i in sorted(found)},
-                      image_size=(int(image.shape[1]), int(image.shape[0])))
+                      image_size=size, lens=lens)
     back = cal.to_image(dst)
     cal.error_px = float(np.linalg.norm(back - src, axis=1).mean())
     side = float(np.mean([np.linalg.norm(c[0] - c[1]) for c in found.values()]))
@@ -209,19 +269,22 @@ class CalibrationTracker:
 
     def update(self, image: np.ndarray) -> Calibration | None:
         """The calibration for this frame: markers if seen (re-calibrating when they moved), else the last one."""
-        fresh = from_markers(image, self.table_size)
-        if fresh is None:
-            return self.current
+        found = find_markers(image)
         cur = self.current
-        if cur is None or cur.source != "markers" or _moved(cur, fresh) > self.moved_px:
-            if cur is not None:
-                self.recalibrations += 1
-            self.current = fresh
+        if cur is not None and cur.source == "markers" and found and _moved(cur.markers, found) <= self.moved_px:
+            return cur  # the camera did not move: nothing to fit again
+        fresh, _ = _from_found(found, self.table_size, (int(image.shape[1]), int(image.shape[0])))
+        if fresh is None:
+            return cur
+        if cur is not None:
+            self.recalibrations += 1
+        self.current = fresh
         return self.current
 
 
-def _moved(a: Calibration, b: Calibration) -> float:
-    common = set(a.markers) & set(b.markers)
+def _moved(a: dict, b: dict) -> float:
+    """How far (px) the markers seen in both of two pictures moved, at the most."""
+    common = set(a) & set(b)
     if not common:
         return float("inf")
-    return max(float(np.abs(np.array(a.markers[i]) - np.array(b.markers[i])).max()) for i in common)
+    return max(float(np.abs(np.array(a[i]) - np.array(b[i])).max()) for i in common)

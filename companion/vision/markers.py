@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from companion.rules.seats import WINDS
+from companion.vision.calibrate import Calibration
 from companion.vision.geometry import TableLayout
 
 #: pixels per cm of the rectified table image the markers are looked for in
@@ -28,8 +29,10 @@ MARKER_ASPECT = 1.8
 #: the least red a dealer button shows, cm² (4 until the hard scene 20154 showed 3.9; other red blobs
 #: in the players' areas of 4 590 rendered scenes are 1.3 cm² at most)
 BUTTON_CM2 = 2.5
-#: the wood a wind box must show, cm² (its lid is about 49)
-BOX_CM2 = 30
+#: the wood a wind box must show, cm² (its lid is about 49; a whole box shows 56 or more, a
+#: button's yellow ring, the only other wood, 16.5 at most, on 1 000 rendered scenes of seeds 0–499;
+#: 30 until hard 40104, a box under a hand showing 28.7)
+BOX_CM2 = 24
 #: a smaller patch of wood (a hand over part of the box) is the wind box when the wind disc in its
 #: hole reads at least this well: the boxes a hand covered a quarter and 42 % of (hard scenes 20006,
 #: 40104; 16.7 and 28.5 cm² of wood seen) read 0.87 and 0.90; the only other wood blobs of
@@ -68,10 +71,10 @@ def _outer_zone(layout: TableLayout, shape: tuple[int, int]) -> np.ndarray:
 
 
 def find_east_marker(table_img: np.ndarray, layout: TableLayout, image: np.ndarray | None = None,
-                     to_table: np.ndarray | None = None) -> MarkerReading | None:
+                     cal: Calibration | None = None) -> MarkerReading | None:
     """The dealer button or wind box in the players' areas; None when neither is seen.
 
-    With the camera `image` and `to_table` (as `find_wind`), a wind box a hand half covers is
+    With the camera `image` and its calibration `cal` (as `find_wind`), a wind box a hand half covers is
     found too, by the wind disc in its hole."""
     hsv = cv2.cvtColor(table_img, cv2.COLOR_BGR2HSV)
     zone = _outer_zone(layout, table_img.shape[:2])
@@ -99,9 +102,9 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout, image: np.ndarr
             reading = MarkerReading(kind, (x, y), layout.side_of_point(x, y))
             if best is None or a > best[0]:
                 best = (a, reading)
-    if best is None and image is not None and to_table is not None:
+    if best is None and image is not None and cal is not None:
         for x, y in covered:
-            _, score, _ = read_wind(image, to_table, (x, y))
+            _, score, _ = read_wind(image, cal, (x, y))
             if score >= COVERED_BOX_SCORE and (best is None or score > best[0]):
                 best = (score, MarkerReading("box", (x, y), layout.side_of_point(x, y)))
     return best[1] if best else None
@@ -186,14 +189,13 @@ def _masked_scores(grey: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return _unit(greys[:, keep]) @ _unit(grey[keep])
 
 
-def _patch(image: np.ndarray, to_table: np.ndarray, centre: tuple[float, float], half_cm: float,
+def _patch(image: np.ndarray, cal: Calibration, centre: tuple[float, float], half_cm: float,
            px_per_cm: float) -> np.ndarray:
     """A square top-down patch of the table around `centre` (cm), sampled from the camera image."""
     size = int(round(2 * half_cm * px_per_cm))
     P = np.array([[px_per_cm, 0, -px_per_cm * (centre[0] - half_cm)],
                   [0, px_per_cm, -px_per_cm * (centre[1] - half_cm)], [0, 0, 1.0]])
-    return cv2.warpPerspective(image, P @ to_table, (size, size), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cal.view(image, P, (size, size), cv2.BORDER_REPLICATE)
 
 
 def _disc_circles(patch: np.ndarray, px_per_cm: float) -> list[tuple[float, float, float]]:
@@ -227,14 +229,39 @@ def _disc_circles(patch: np.ndarray, px_per_cm: float) -> list[tuple[float, floa
             (ex, ey), er = cv2.minEnclosingCircle(max(contours, key=cv2.contourArea))
             if 0.75 <= er / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and math.hypot(ex - cx, ey - cy) > 1.0:
                 circles.append((ex, ey, er))
+            arc = _arc_circle(max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64))
+            if arc is not None and 0.75 <= arc[2] / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and \
+                    all(math.hypot(arc[0] - x, arc[1] - y) > 1.0 for x, y, _ in circles):
+                circles.append(arc)
             best = (d, circles)
     return [] if best is None else best[1]
 
 
-def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, float]) -> tuple[str, float, tuple[float, float]]:
+def _arc_circle(pts: np.ndarray) -> tuple[float, float, float] | None:
+    """The circle through the round part of a white face's outline: fitted to all of it, then
+    again without the points well inside the circle (the straight edge of what lies over the
+    disc), twice. Neither the centroid of what shows nor the circle enclosing it is the disc's
+    when a hand covers one side (hard 40104)."""
+    keep = pts
+    for _ in range(3):
+        if len(keep) < 8:
+            return None
+        # least squares for x² + y² + D x + E y + F = 0
+        A = np.column_stack([keep, np.ones(len(keep))])
+        D, E, F = np.linalg.lstsq(A, -(keep ** 2).sum(1), rcond=None)[0]
+        cx, cy = -D / 2, -E / 2
+        r2 = cx * cx + cy * cy - F
+        if r2 <= 0:
+            return None
+        r = math.sqrt(r2)
+        keep = pts[np.hypot(pts[:, 0] - cx, pts[:, 1] - cy) >= r - 1.5]
+    return float(cx), float(cy), float(r)
+
+
+def read_wind(image: np.ndarray, cal: Calibration, centre_cm: tuple[float, float]) -> tuple[str, float, tuple[float, float]]:
     """The letter on the wind disc near `centre_cm`: wind, match score (cosine, 0..1), refined centre (cm).
 
-    `to_table` maps the image's pixels to table cm (`Calibration.H`). The disc is sampled from
+    `cal` maps the image's pixels to table cm. The disc is sampled from
     the camera image at a fine scale, centred on its white face (each place `_disc_circles`
     gives, the best match kept), and its letter compared with the letters of the four winds
     turned every few degrees (R13: the disc shows the round's wind), leaving out what lies over
@@ -242,7 +269,7 @@ def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, f
     """
     k = LETTER_PX_PER_CM
     half = WIND_DISC_RADIUS_CM * 1.6
-    patch = _patch(image, to_table, centre_cm, half, k)
+    patch = _patch(image, cal, centre_cm, half, k)
     vecs, names, _ = _templates()
     best = (names[0], 0.0, centre_cm)
     r_disc = WIND_DISC_RADIUS_CM * k
@@ -264,11 +291,11 @@ def read_wind(image: np.ndarray, to_table: np.ndarray, centre_cm: tuple[float, f
 
 
 def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading | None,
-              image: np.ndarray, to_table: np.ndarray) -> WindReading | None:
+              image: np.ndarray, cal: Calibration) -> WindReading | None:
     """The prevalent-wind disc: in the wind box if there is one, else a white disc in the players' areas.
 
     Candidates are found on the coarse top-down `table_img` (PX_PER_CM); each is read on the
-    camera `image` itself (`to_table`: image pixels -> table cm).
+    camera `image` itself (`cal`: image pixels -> table cm).
     """
     candidates: list[tuple[float, float]] = []
     if marker is not None and marker.kind == "box":
@@ -299,7 +326,7 @@ def find_wind(table_img: np.ndarray, layout: TableLayout, marker: MarkerReading 
     best: WindReading | None = None
     for group, least in ((candidates, 0.45), (partly, PARTLY_SCORE)):
         for c in group:
-            wind, score, centre = read_wind(image, to_table, c)
+            wind, score, centre = read_wind(image, cal, c)
             if score > least and (best is None or score > best.score):
                 best = WindReading(wind, centre, score)
         if best is not None:

@@ -149,11 +149,10 @@ def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
         return [], f"tile recogniser unavailable: {e}"
     k = TILES_PX_PER_CM
     tw, th = cal.table_size
-    S = np.diag([k, k, 1.0]) @ cal.H  # image px -> view px
-    view = cv2.warpPerspective(image, S, (int(tw * k), int(th * k)), flags=cv2.INTER_LINEAR)
+    to_view = np.diag([k, k, 1.0])  # table cm -> view px
+    view = cal.view(image, to_view, (int(tw * k), int(th * k)))
     tiles = recognizer.recognize(view, tile_px=max(tile.width, tile.depth) * k)
     out = []
-    back = np.linalg.inv(S)
     for t in tiles:
         x1, y1, x2, y2 = t.box
         cx, cy = (x1 + x2) / 2 / k, (y1 + y2) / 2 / k
@@ -162,28 +161,21 @@ def recognise_table_tiles(image: np.ndarray, cal: Calibration, tile: TileSize,
         long, short = max(x2 - x1, y2 - y1) / k, min(x2 - x1, y2 - y1) / k
         if not (TILE_FIT[0] * tile.depth <= long <= TILE_FIT[1] * tile.depth and short >= TILE_FIT[0] * tile.width):
             continue  # not a tile's size: half a tile found on its own, or something larger
-        out.append({"tile": t.tile, "box": box_through(t.box, back), "score": round(t.score, 3)})
+        out.append({"tile": t.tile, "box": cal.box_to_image(t.box, to_view), "score": round(t.score, 3)})
     return out, _taught_note
-
-
-def box_through(box, H: np.ndarray) -> list[float]:
-    """The pixel box [x1, y1, x2, y2] around a box's four corners carried through homography H."""
-    x1, y1, x2, y2 = box
-    corners = cv2.perspectiveTransform(np.float64([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), H).reshape(-1, 2)
-    return [round(float(v), 1) for v in (*corners.min(0), *corners.max(0))]
 
 
 def dice_view(image: np.ndarray, cal: Calibration, layout: TableLayout,
               reach: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The top-down view of the square inside the walls that the dice reader gets (DICE_PX_PER_CM),
-    and the homography from image pixels to view pixels (the training scripts warp the same way).
+    and the homography from table cm to its pixels (the training scripts look the same way).
     `reach`: cm past the walls' faces (None: DICE_VIEW_REACH)."""
     x0, y0, side = _view_square(layout, reach)
     k = DICE_PX_PER_CM
     A = np.array([[1 / k, 0, x0], [0, 1 / k, y0], [0, 0, 1]])  # view px -> table cm
-    M = np.linalg.inv(A) @ cal.H
+    to_view = np.linalg.inv(A)
     n_px = int(side * k)
-    return cv2.warpPerspective(image, M, (n_px, n_px), flags=cv2.INTER_LINEAR), M
+    return cal.view(image, to_view, (n_px, n_px)), to_view
 
 
 def _view_square(layout: TableLayout, reach: float | None = None) -> tuple[float, float, float]:
@@ -231,18 +223,24 @@ def dice_cut_off(image: np.ndarray, cal: Calibration, layout: TableLayout, found
 def _no_side_faces(found: list[DieReading], size: tuple[int, int]) -> list[DieReading]:
     """`found` less the side faces of dice cocked towards a wall: the view, stopping inside the
     walls, cuts such a face off, and it was read as a second die touching the first, with its
-    middle beyond the view's edge (medium 110093, easy 70). The wider look (`dice_cut_off`)
-    sees the die whole. A die cut so with no other die touching is kept: this view reads a
+    middle beyond the view's edge (medium 110093, easy 70) or its box stopped by the edge and its
+    middle nearer the edge than the die's (hard 150155). The wider look (`dice_cut_off`) sees the die whole, and reads again any die of a
+    throw dropped so. A die cut so with no other die touching is kept: this view reads a
     leaning die's tilt better than the wider one (hard 70111)."""
     h, w = size
 
     def touch(a, b) -> bool:
         return a.box[0] <= b.box[2] and b.box[0] <= a.box[2] and a.box[1] <= b.box[3] and b.box[1] <= a.box[3]
 
-    def beyond(d) -> bool:
-        return not (0 <= d.centre[0] <= w and 0 <= d.centre[1] <= h)
+    def inside(d) -> float:  # how far its middle lies in from the view's edges
+        return min(d.centre[0], d.centre[1], w - d.centre[0], h - d.centre[1])
 
-    return [d for d in found if not (beyond(d) and any(o is not d and not beyond(o) and touch(d, o) for o in found))]
+    def cut(d) -> bool:
+        x1, y1, x2, y2 = d.box
+        return inside(d) < 0 or min(x1, y1) <= 0 or x2 >= w or y2 >= h
+
+    return [d for d in found
+            if not (cut(d) and any(o is not d and inside(o) > inside(d) and touch(d, o) for o in found))]
 
 
 def _dice_in_cm(found: list[DieReading], layout: TableLayout) -> list[tuple[float, float, float]]:
@@ -256,7 +254,7 @@ def _dice_in_cm(found: list[DieReading], layout: TableLayout) -> list[tuple[floa
 def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
                die_cm: float) -> tuple[list[DieReading], np.ndarray]:
     """The dice on a calibrated table, in `dice_view`'s pixels, and that view's homography from the
-    image: read on the view, those it cuts off at its edge added (`dice_cut_off`), then the rules
+    table: read on the view, those it cuts off at its edge added (`dice_cut_off`), then the rules
     of dice on a table (`on_table`: inside the walls, cocked only leaning on something, R18)."""
     view, M = dice_view(image, cal, layout)
     die_px = die_cm * 1.03 * DICE_PX_PER_CM
@@ -596,16 +594,14 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
                  f"variant {variant.name} builds {sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
         walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
 
-    back = np.linalg.inv(M)
-    dice = [{**d.to_json(), "box": box_through(d.box, back)} for d in found]
+    dice = [{**d.to_json(), "box": cal.box_to_image(d.box, M)} for d in found]
 
     # the East marker and the wind disc: on a coarser top-down view of the whole table
     kk = marker_reader.PX_PER_CM
-    S = np.diag([kk, kk, 1.0]) @ cal.H
     tw, th = cal.table_size
-    table_img = cv2.warpPerspective(image, S, (int(tw * kk), int(th * kk)), flags=cv2.INTER_LINEAR)
-    marker = marker_reader.find_east_marker(table_img, layout, image, cal.H)
-    wind = marker_reader.find_wind(table_img, layout, marker, image, cal.H)
+    table_img = cal.view(image, np.diag([kk, kk, 1.0]), (int(tw * kk), int(th * kk)))
+    marker = marker_reader.find_east_marker(table_img, layout, image, cal)
+    wind = marker_reader.find_wind(table_img, layout, marker, image, cal)
     extra = {}
     if marker is not None:
         px = cal.to_image([marker.centre])[0]

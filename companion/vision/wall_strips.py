@@ -63,8 +63,7 @@ def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str,
     # strip pixel (col, row) -> table cm: along from -half, across from t0 (outwards)
     A = np.array([[ux * k, -nx * k, cx - half * ux - t0 * nx],
                   [uy * k, -ny * k, cy - half * uy - t0 * ny], [0, 0, 1.0]])
-    bgr = cv2.warpPerspective(image, cal.H_inv @ A, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
+    bgr = cal.view(image, np.linalg.inv(A), (cols, rows), cv2.BORDER_REPLICATE)
     return Strip(side, cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32), -half, float(t0), hue_of(bgr))
 
 

@@ -31,7 +31,7 @@ from companion.vision.render.dice import DieLook, die_cuboid, die_faces, paint_d
 from companion.vision.render.draw import Cuboid, make_view, render
 from companion.vision.render.scene import Camera, Die
 from companion.vision.render.scenes import LEVELS, drawn_wall_face, lean, random_scene, scene_variant
-from companion.vision.scene import DICE_PX_PER_CM, box_through, dice_view, dice_view_foot
+from companion.vision.scene import DICE_PX_PER_CM, dice_view, dice_view_foot
 
 
 def _box(pts: np.ndarray) -> list[float]:
@@ -96,10 +96,10 @@ def view_truth(image: np.ndarray, truth: dict, cal, layout: TableLayout):
     ({face, cocked, box}) and the face-up tiles' boxes lying in it (the things that are not dice)."""
     view, M = dice_view(image, cal, layout)
     dice = [{"face": d["face"], "cocked": d["cocked"],
-             "box": _box(cv2.perspectiveTransform(np.float64(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2))}
+             "box": _box(cv2.perspectiveTransform(cal.to_table(d["corners"]).reshape(-1, 1, 2), M).reshape(-1, 2))}
             for d in truth["dice"]]
     n_px = view.shape[0]
-    tiles = [b for b in (box_through(t["box"], M) for t in truth["tiles"])
+    tiles = [b for b in (cal.box_to_view(t["box"], M) for t in truth["tiles"])
              if b[2] > 0 and b[3] > 0 and b[0] < n_px and b[1] < n_px]
     return view, dice, tiles
 

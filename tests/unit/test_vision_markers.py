@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from companion.vision import markers
+from companion.vision.calibrate import uncalibrated
 from companion.vision.render.draw import render, wind_disc_texture
 from companion.vision.render.scenes import random_scene
 from companion.vision.scene import SceneSettings, analyse
@@ -29,9 +30,8 @@ def test_wind_letter_read_at_any_rotation(wind, angle):
     # photographed at 8 px/cm (a 1280×720 view of the table), a little blurred
     k = 8.0
     img = cv2.GaussianBlur(_disc_photo(wind, angle, k), (0, 0), 0.7)
-    to_table = np.diag([1 / k, 1 / k, 1.0])
     # the search starts a centimetre off: the reader finds the disc's white face itself
-    found, score, centre = markers.read_wind(img, to_table, (10.6, 9.4))
+    found, score, centre = markers.read_wind(img, uncalibrated(img, k), (10.6, 9.4))
     assert found == wind and score > 0.8
     assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
 
@@ -51,7 +51,7 @@ def test_a_fingertip_over_the_disc_does_not_change_its_wind(wind, angle, towards
              int(1.6 * k))
     cv2.circle(img, (int(tip[0] * k), int(tip[1] * k)), int(0.8 * k), (120, 160, 215), -1)
     img = cv2.GaussianBlur(img, (0, 0), 0.7)
-    found, score, centre = markers.read_wind(img, np.diag([1 / k, 1 / k, 1.0]), (10.3, 9.8))
+    found, score, centre = markers.read_wind(img, uncalibrated(img, k), (10.3, 9.8))
     assert found == wind
     assert np.hypot(centre[0] - 10, centre[1] - 10) < 0.3
 
@@ -103,9 +103,11 @@ def test_a_dealer_button_under_a_dull_light_is_found():
 
 @pytest.mark.parametrize("seed,covered", [(20006, "a quarter"), (40104, "42 %")])
 def test_a_wind_box_a_hand_half_covers_is_found_by_its_disc(seed, covered):
-    """Hard 20006 and 40104: a hand over part of the wind box (`covered`) leaves 16.7 and 28.5 cm²
-    of its wood, under the 30 a box must show, so neither the box nor the disc in it was found.
-    A smaller patch of wood is the box when the disc in its hole reads (`markers.COVERED_BOX_*`)."""
+    """Hard 20006 and 40104: a hand over part of the wind box (`covered`). 20006 leaves 16.7 cm²
+    of its wood, under the 24 a box must show: a smaller patch of wood is the box when the disc
+    in its hole reads (`markers.COVERED_BOX_*`). 40104 leaves 28.7 cm² (under the 30 a box had to
+    show before), and the hand covers a side of the disc: neither the centroid of what shows nor
+    the circle enclosing it is the disc's, the circle through its round edge is (`_arc_circle`)."""
     sc = random_scene(seed, "hard")
     t = sc.truth
     assert sc.east_marker.kind == "box"
