@@ -130,7 +130,7 @@ def fit(src, dst, size: tuple[int, int]) -> tuple[Lens | None, np.ndarray | None
             f2 = _mean_error(x2, src, dst, size)[0]
     k = round((a + b) / 2, 4)
     e1, H1 = _mean_error(k, src, dst, size)
-    if e0 < LENS_MIN_ERROR_PX or e1 > LENS_MAX_RATIO * e0 or H1 is None:
+    if e1 > LENS_MAX_RATIO * e0 or H1 is None:
         return None, H0, e0, e0
     return Lens(k, size), H1, e0, e1
 

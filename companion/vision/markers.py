@@ -34,10 +34,10 @@ BUTTON_CM2 = 2.5
 #: 30 until hard 40104, a box under a hand showing 28.7)
 BOX_CM2 = 24
 #: a smaller patch of wood (a hand over part of the box) is the wind box when the wind disc in its
-#: hole reads at least this well: the boxes a hand covered a quarter and 42 % of (hard scenes 20006,
-#: 40104; 16.7 and 28.5 cm² of wood seen) read 0.87 and 0.90; the only other wood blobs of
-#: COVERED_BOX_CM2 or more in 4 590 rendered scenes of nine seeds, buttons' yellow rings, showed no
-#: white disc and read 0.46 at most
+#: hole reads at least this well: the box a hand covered a quarter of (hard scene 20006, 16.7 cm² of
+#: wood seen) read 0.87 (hard 40104, 42 % covered, shows 28.7 cm², enough for a box now); the
+#: only other wood blobs of COVERED_BOX_CM2 or more in 4 590 rendered scenes of nine seeds,
+#: buttons' yellow rings, showed no white disc and read 0.46 at most
 COVERED_BOX_CM2, COVERED_BOX_SCORE = 10, 0.7
 
 
@@ -74,8 +74,8 @@ def find_east_marker(table_img: np.ndarray, layout: TableLayout, image: np.ndarr
                      cal: Calibration | None = None) -> MarkerReading | None:
     """The dealer button or wind box in the players' areas; None when neither is seen.
 
-    With the camera `image` and its calibration `cal` (as `find_wind`), a wind box a hand half covers is
-    found too, by the wind disc in its hole."""
+    With the camera `image` and its calibration `cal` (as `find_wind`), a wind box a hand half
+    covers is found too, by the wind disc in its hole."""
     hsv = cv2.cvtColor(table_img, cv2.COLOR_BGR2HSV)
     zone = _outer_zone(layout, table_img.shape[:2])
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
