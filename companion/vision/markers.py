@@ -226,13 +226,13 @@ def _disc_circles(patch: np.ndarray, px_per_cm: float) -> list[tuple[float, floa
         d = math.hypot(cx - mid[0], cy - mid[1])
         if best is None or d < best[0]:
             circles = [(cx, cy, math.sqrt(m["m00"] / math.pi))]
-            (ex, ey), er = cv2.minEnclosingCircle(max(contours, key=cv2.contourArea))
-            if 0.75 <= er / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and math.hypot(ex - cx, ey - cy) > 1.0:
-                circles.append((ex, ey, er))
-            arc = _arc_circle(max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64))
-            if arc is not None and 0.75 <= arc[2] / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and \
-                    all(math.hypot(arc[0] - x, arc[1] - y) > 1.0 for x, y, _ in circles):
-                circles.append(arc)
+            outline = max(contours, key=cv2.contourArea)
+            (ex, ey), er = cv2.minEnclosingCircle(outline)
+            for c in ((ex, ey, er), _arc_circle(outline.reshape(-1, 2).astype(np.float64))):
+                # a disc's size, and somewhere a circle before it is not
+                if c is not None and 0.75 <= c[2] / (WIND_DISC_RADIUS_CM * px_per_cm) <= 1.1 and \
+                        all(math.hypot(c[0] - x, c[1] - y) > 1.0 for x, y, _ in circles):
+                    circles.append(c)
             best = (d, circles)
     return [] if best is None else best[1]
 
