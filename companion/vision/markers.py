@@ -41,11 +41,20 @@ BOX_CM2 = 24
 COVERED_BOX_CM2, COVERED_BOX_SCORE = 10, 0.7
 
 
+#: how far each marker reaches from its centre on the table (cm): a wind box 7 cm square (to its
+#: corners), a dealer button 4.4 cm across
+MARKER_REACH_CM = {"box": 5.0, "button": 2.2}
+
+
 @dataclass
 class MarkerReading:
     kind: str  # "button" or "box"
     centre: tuple[float, float]  # table cm
     side: str
+
+    @property
+    def reach_cm(self) -> float:
+        return MARKER_REACH_CM[self.kind]
 
 
 @dataclass
@@ -53,6 +62,10 @@ class WindReading:
     wind: str
     centre: tuple[float, float]  # table cm
     score: float
+
+    @property
+    def reach_cm(self) -> float:
+        return WIND_DISC_RADIUS_CM
 
 
 def _outer_zone(layout: TableLayout, shape: tuple[int, int]) -> np.ndarray:

@@ -534,8 +534,16 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     # dice: inside the walls (R18), read on a finer top-down view of the square; first, since a die
     # leaning on a wall is not a hand lying over it
     found, M = table_dice(image, cal, layout, s.die_cm)
+    # the East marker and the wind disc: on a coarser top-down view of the whole table; before the
+    # walls, since a wind box lying beyond a wall is no arm reaching in (`wall_cover._arms`)
+    kk = marker_reader.PX_PER_CM
+    tw, th = cal.table_size
+    table_img = cal.view(image, np.diag([kk, kk, 1.0]), (int(tw * kk), int(th * kk)))
+    marker = marker_reader.find_east_marker(table_img, layout, image, cal)
+    wind = marker_reader.find_wind(table_img, layout, marker, image, cal)
     walls = read_walls(image, cal, layout, (dead_side, variant.dead_wall.stacks) if lift and on_top else None,
-                       dice=_dice_in_cm(found, layout))
+                       dice=_dice_in_cm(found, layout),
+                       markers=[(*m.centre, m.reach_cm) for m in (marker, wind) if m is not None])
     sq = Square.for_variant(variant)
     ring, splits, high = [0] * sq.size, {}, {}
     per_seat: dict[str, Any] = {}
@@ -595,13 +603,6 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
 
     dice = [{**d.to_json(), "box": cal.box_to_image(d.box, M)} for d in found]
-
-    # the East marker and the wind disc: on a coarser top-down view of the whole table
-    kk = marker_reader.PX_PER_CM
-    tw, th = cal.table_size
-    table_img = cal.view(image, np.diag([kk, kk, 1.0]), (int(tw * kk), int(th * kk)))
-    marker = marker_reader.find_east_marker(table_img, layout, image, cal)
-    wind = marker_reader.find_wind(table_img, layout, marker, image, cal)
     extra = {}
     if marker is not None:
         px = cal.to_image([marker.centre])[0]

@@ -9,7 +9,7 @@ there are reported hidden (`hidden_stacks`), so that no break is read from them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 import cv2
 import numpy as np
 
@@ -42,6 +42,15 @@ FELT_BRIGHTEST = 1.4
 #: (cm past the strip; it reaches in from there), and how far along the wall its shadow may fall
 #: from it (cm)
 CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
+#: an arm's shadow is its shape moved by the light (`_arm_shadows`): moved up to this far (cm)
+#: either way, at least this share of what it then covers in shadow and at least this much of it
+#: (cm²), the shadow within this (cm) of it is the arm's
+CAST_SHIFT_CM, CAST_FIT, CAST_MIN_CM2, CAST_SLACK_CM = 10.0, 0.6, 6.0, 1.5
+#: a shadow in the strip is the arms' only if this share of it lies within their shadows
+CAST_WHOLE = 0.9
+#: what lies within a marker's reach and this much more (cm: a wind box's lid 4 cm up, moved by
+#: parallax) is the East marker or the wind disc, no arm
+MARKER_SLACK_CM = 1.5
 
 #: stacks read standing on a wall: (stack number, along from, along to), cm along the wall
 Stacks = list[tuple[int, float, float]]
@@ -49,14 +58,20 @@ Stacks = list[tuple[int, float, float]]
 
 def hidden_stacks(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, back: np.ndarray,
                   band: tuple[int, int], runs: list[tuple[float, float]], present: Stacks, origin: float | None,
-                  pitch: float, n: int, dice: Sequence[tuple[float, float, float]] = ()) -> list[int]:
+                  pitch: float, n: int, dice: Sequence[tuple[float, float, float]] = (),
+                  markers: Sequence[tuple[float, float, float]] = ()) -> list[int]:
     """The stacks of `strip`'s wall that something lying over it may hide (`_hidden`). `band`: the
     strip's rows where tops can lie; `runs`: the tops seen standing, along the wall (cm); `present`:
     the stacks read standing, `origin`: where stack 1's outer end lies (None: no stack seen);
-    `dice`: the dice found (table cm: centre and radius), which hide nothing."""
+    `dice`: the dice found (table cm: centre and radius), which hide nothing; `markers`: the East
+    marker and the wind disc found (table cm: centre and reach), which are no arms."""
     felt = felt_hue(strip)
     foreign = _foreign(strip, felt, back, band, layout, dice)
-    shade = _shade(strip, felt, back, band[1], partial(_casters, image, cal, layout, strip, felt, back))
+    # what lies beyond the wall is sampled only when a shadow there needs it
+    shade = _shade(strip, felt, back, band[1],
+                   partial(_casters, _apron(image, cal, layout, strip), felt, back, layout, markers),
+                   partial(_arm_shadows, _apron(image, cal, layout, strip, CAST_SHIFT_CM), felt, back, layout,
+                           markers))
     return _hidden(strip, foreign, shade, runs, present, origin, pitch, n)
 
 
@@ -154,24 +169,47 @@ def _along(light: np.ndarray, alike: np.ndarray, cm: int) -> np.ndarray:
 
 
 def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
-           casters: Callable[[], np.ndarray]) -> np.ndarray:
-    """Per column, the share of the strip's rows that lie in a shadow: felt or tops (by their
-    chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour along the wall in
-    its row (`_along`), or darker; spread `SHADE_REACH_CM` either way. A hand the felt's own
-    colour is seen by the shadow it casts on the wall and beside it.
+           casters: Callable[[], np.ndarray], arm_shadows: Callable[[np.ndarray], np.ndarray] | None = None
+           ) -> np.ndarray:
+    """Per column, the share of the strip's rows that lie in a shadow (`_dark`), spread
+    `SHADE_REACH_CM` either way. A hand the felt's own colour is seen by the shadow it casts on
+    the wall and beside it.
 
-    Rows from `outside` on lie beyond the wall, where a hand at the table's edge casts its shadow
-    too without lying on the wall: there a shadow counts only in the columns where no such hand
-    is seen (`casters()`, looked for only when there is a shadow there). Taking each colour's
-    lightness along the wall, over 30 cm, leaves out uneven light and vignetting; nothing else
-    on the table casts a shadow that size. Read at half the strip's resolution, smoothed over
-    3 × 3 there, as the sensor's noise scatters a dark hue."""
+    A hand at the table's edge casts its shadow too without lying on the wall. Rows from
+    `outside` on lie beyond the wall: there a shadow counts only in the columns where no such
+    hand is seen (`casters()`, looked for only when there is a shadow there). In every row, a
+    shadow where an arm seen reaching in from beyond casts one (`arm_shadows(dark)`: the
+    pixels of `dark` it explains) does not count; that is looked for only where the shadow
+    would otherwise count."""
+    dark, _ = _dark(strip, felt, back)
+    cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
+    beyond = dark[outside // 2:]
+    if beyond.any():
+        beyond[:, casters()[::2][:dark.shape[1]]] = False
+
+    def share() -> np.ndarray:
+        return np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same")
+
+    if arm_shadows is not None and share().max() > FOREIGN_SHARE:
+        dark &= ~arm_shadows(dark)
+    return _full_width(share(), strip, SHADE_REACH_CM)
+
+
+def _dark(strip: Strip, felt: np.ndarray, back: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """At half the strip's resolution: the pixels in a shadow, and those where one would show.
+
+    Felt or tops (by their chromaticity) `SHADE_FELT` or `SHADE_TOPS` as light as the same colour
+    along the wall in its row (`_along`), or darker, are in a shadow; felt or tops in any light
+    would show one. Taking each colour's lightness along the wall, over 30 cm, leaves out uneven
+    light and vignetting; nothing else on the table casts a shadow that size. Smoothed over
+    3 × 3, as the sensor's noise scatters a dark hue."""
     half = (strip.hue.shape[1] // 2, strip.hue.shape[0] // 2)
     hue = cv2.blur(cv2.resize(strip.hue, half, interpolation=cv2.INTER_AREA), (3, 3))
     light = cv2.blur(cv2.resize(strip.lab[..., 0], half, interpolation=cv2.INTER_AREA), (3, 3))
-    cm = int(PX_PER_CM) // 2  # half-resolution columns per cm
+    cm = int(PX_PER_CM) // 2
     chroma = min(SHADE_CHROMA, 0.45 * float(np.linalg.norm(felt[:3] - back[:3])))
     dark = np.zeros(light.shape, bool)
+    seen = np.zeros(light.shape, bool)
     # the felt is no brighter than FELT_BRIGHTEST times its median: on a grey felt the tiles'
     # sides are the felt's chromaticity too, and along the rows where they show they set a norm
     # the felt in a gap's mouth falls short of (hard 170148)
@@ -179,26 +217,110 @@ def _shade(strip: Strip, felt: np.ndarray, back: np.ndarray, outside: int,
     for colour, ratio, plausible in ((felt, SHADE_FELT, felt_like), (back, SHADE_TOPS, True)):
         d = hue[..., :3] - colour[:3]
         alike = (np.einsum("...c,...c->...", d, d) < chroma ** 2) & plausible
+        seen |= alike
         dark |= alike & (light < ratio * _along(light, alike, cm))
-    beyond = dark[outside // 2:]
-    if beyond.any():
-        beyond[:, casters()[::2][:dark.shape[1]]] = False
-    return _full_width(np.convolve(dark.mean(axis=0), np.ones(cm) / cm, mode="same"), strip, SHADE_REACH_CM)
+    return dark, seen
 
 
-def _casters(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip, felt: np.ndarray,
-             back: np.ndarray) -> np.ndarray:
-    """Per column of `strip`, whether an arm reaches in from beyond the wall, or lies within
-    `CASTER_REACH_CM` along the wall: something neither felt nor tile in the `CASTER_CM` past the
-    strip's outer edge that reaches that far out (a marker or the wind disc lying there does
-    not). A hand at the table's edge, whose shadow on the felt outside the wall is no sign of a
-    hand on it; one the felt's colour is not seen here, and its shadow counts."""
+def _apron(image: np.ndarray, cal: Calibration, layout: TableLayout, strip: Strip,
+           beyond_ends_cm: float = 0.0) -> Callable[[], Strip]:
+    """The `CASTER_CM` of table just past `strip`'s outer edge, where an arm reaching in is seen,
+    and with `beyond_ends_cm`, the strip's own rows too and that much past either end: sampled
+    when first asked for."""
     t1 = strip.t0 + strip.hue.shape[0] / PX_PER_CM
-    apron = sample(image, cal, layout, strip.side, (t1, t1 + CASTER_CM))
-    blobs = _foreign_mask(apron, felt, back, (0, apron.hue.shape[0]))
-    _, labels = cv2.connectedComponents(blobs, connectivity=8)
-    arms = np.unique(labels[-2:][labels[-2:] > 0])  # reaching in from beyond: an arm, not a marker
-    return _full_width(np.isin(labels, arms).any(axis=0), strip, CASTER_REACH_CM) > 0
+    rows = (strip.t0 if beyond_ends_cm else t1, t1 + CASTER_CM)
+    return cache(partial(sample, image, cal, layout, strip.side, rows, beyond_ends_cm))
+
+
+def _arms(area: Strip, mask: np.ndarray, layout: TableLayout, markers: Sequence[tuple[float, float, float]],
+          seen: np.ndarray | None = None) -> np.ndarray:
+    """The blobs of `mask` (neither felt nor tile, at half the resolution of `area`, whose rows
+    it covers) that reach in from its last rows, labelled: arms. The `markers` (table cm: centre
+    and reach) are left out first: a wind box reaches that far out (easy 5060), and an arm lying
+    over one still does. `seen`: the mask before its gaps were closed, which must itself reach
+    the last rows (closing the gaps joins a marker to the few pieces of a felt-coloured arm seen
+    there: hard 5028, medium 5084)."""
+    seen = mask if seen is None else seen
+    if markers:
+        mask, seen = mask.copy(), seen.copy()
+        for x, y, reach in markers:
+            col, row = (round(v / 2) for v in area.pixel(layout, x, y))
+            r = round((reach + MARKER_SLACK_CM) * PX_PER_CM / 2)
+            for m in (mask, seen):
+                cv2.circle(m, (col, row), r, 0, -1)
+    _, labels = cv2.connectedComponents(mask, connectivity=8)
+    edge = np.where(seen[-2:] > 0, labels[-2:], 0)
+    return np.where(np.isin(labels, np.unique(edge[edge > 0])), labels, 0)
+
+
+def _casters(apron: Callable[[], Strip], felt: np.ndarray, back: np.ndarray, layout: TableLayout,
+             markers: Sequence[tuple[float, float, float]]) -> np.ndarray:
+    """Per column of the strip, whether an arm reaches in from beyond the wall (`_arms`), or lies
+    within `CASTER_REACH_CM` along the wall. A hand at the table's edge, whose shadow on the felt
+    outside the wall is no sign of a hand on it; one the felt's colour is not seen here, and its
+    shadow counts."""
+    a = apron()
+    arms = _arms(a, _foreign_mask(a, felt, back, (0, a.hue.shape[0])), layout, markers)
+    return _full_width((arms > 0).any(axis=0), a, CASTER_REACH_CM) > 0
+
+
+def _arm_shadows(around: Callable[[], Strip], felt: np.ndarray, back: np.ndarray, layout: TableLayout,
+                 markers: Sequence[tuple[float, float, float]], dark: np.ndarray) -> np.ndarray:
+    """The pixels of `dark` (the strip's shadows, half resolution) that lie in the shadow of an
+    arm reaching in from beyond the wall; `around`: the strip's rows and `_apron`'s,
+    `CAST_SHIFT_CM` longer at either end; `markers` as `_arms`.
+
+    An arm's shadow is the arm's own shape moved by the light (and by the parallax of the arm
+    above the table): for each arm seen (`_arms`), the shift within `CAST_SHIFT_CM` that lays it
+    on the most shadow and the least lit felt or tops, over the strip and the apron together. It
+    counts if at least `CAST_FIT` of what it covers is shadow; the pixels of `dark` within
+    `CAST_SLACK_CM` of it are explained. A hand the felt's colour lying on the wall is no arm
+    seen, and the shadow it casts is not the shape of any, so it still counts even beside a
+    hand at the table's edge."""
+    area = around()  # the strip's rows and the apron's, and CAST_SHIFT_CM past the wall's ends
+    shade, seen_there = _dark(area, felt, back)
+    # the arms, their gaps closed: a skin the felt's hue nearly has is seen in pieces
+    close = 2 * int(CAST_SLACK_CM * PX_PER_CM / 2) + 1
+    blobs = _foreign_mask(area, felt, back, (0, area.hue.shape[0]))
+    arms = _arms(area, cv2.morphologyEx(blobs, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8)), layout,
+                 markers, blobs)
+    if not arms.any():
+        return np.zeros(dark.shape, bool)
+    # +1 on a shadow, -1 on lit felt or tops, 0 where none would show (the arms, the walls' sides)
+    weight = np.where(shade, 1.0, np.where(seen_there, -1.0, 0.0))
+    weight[arms > 0] = 0.0
+    reach = int(CAST_SHIFT_CM * PX_PER_CM / 2)
+    size = (shade.shape[0] + reach, shade.shape[1] + reach)  # no wrapping within ± reach
+    on_shade = np.fft.rfft2(weight, size)
+    on_any = np.fft.rfft2(np.abs(weight), size)
+    window = (np.r_[0:reach + 1, size[0] - reach:size[0]], np.r_[0:reach + 1, size[1] - reach:size[1]])
+    moved = np.zeros(shade.shape, np.uint8)
+    per_cm2 = (PX_PER_CM / 2) ** 2
+    for label in np.unique(arms[arms > 0]):
+        arm = (arms == label).astype(np.float64)
+        f = np.conj(np.fft.rfft2(arm, size))
+        # for each shift (dy, dx): shadow minus lit under the moved arm, and all that shows under it
+        net = np.fft.irfft2(on_shade * f, size)[np.ix_(*window)]
+        shows = np.fft.irfft2(on_any * f, size)[np.ix_(*window)]
+        hits = (net + shows) / 2
+        fits = (hits >= CAST_FIT * shows) & (hits >= CAST_MIN_CM2 * per_cm2)
+        if not fits.any():
+            continue
+        iy, ix = np.unravel_index(np.argmax(np.where(fits, net, -np.inf)), net.shape)
+        dy = int(window[0][iy] - (size[0] if iy > reach else 0))
+        dx = int(window[1][ix] - (size[1] if ix > reach else 0))
+        moved |= cv2.warpAffine((arms == label).astype(np.uint8), np.float32([[1, 0, dx], [0, 1, dy]]),
+                                (shade.shape[1], shade.shape[0]), flags=cv2.INTER_NEAREST)
+    slack = 2 * int(CAST_SLACK_CM * PX_PER_CM / 2) + 1
+    cast = cv2.dilate(moved, np.ones((slack, slack), np.uint8)).astype(bool)
+    first = round(CAST_SHIFT_CM * PX_PER_CM / 2)  # the strip's first column there
+    cast = cast[:dark.shape[0], first:first + dark.shape[1]]
+    # a shadow is the arms' only when they cast nearly all of it: one they cast a part of is
+    # partly something else's, such as a hand lying on the wall beside them (hard 170049)
+    n, shadows = cv2.connectedComponents(dark.astype(np.uint8), connectivity=8)
+    theirs = np.bincount(shadows[cast], minlength=n) >= CAST_WHOLE * np.bincount(shadows.ravel(), minlength=n)
+    theirs[0] = False
+    return theirs[shadows]
 
 
 def _hidden(strip: Strip, foreign: np.ndarray, shade: np.ndarray, runs: list[tuple[float, float]], present: Stacks,

@@ -51,11 +51,12 @@ class Strip:
 
 
 def sample(image: np.ndarray, cal: Calibration, layout: TableLayout, side: str,
-           across: tuple[float, float] | None = None) -> Strip:
+           across: tuple[float, float] | None = None, beyond_ends_cm: float = 0.0) -> Strip:
     """The strip of `side`'s wall, long and wide enough for tops that look up to 12 % larger;
-    `across`: other rows instead, (from, to) in cm from the square's centre."""
+    `across`: other rows instead, (from, to) in cm from the square's centre; `beyond_ends_cm`:
+    this much more past either end of the wall."""
     f = WALL_FRAMES[side]
-    half = layout.half_length * MAX_SCALE + 2.0
+    half = layout.half_length * MAX_SCALE + 2.0 + beyond_ends_cm
     t0, t1 = across or (layout.inner - 2.5, layout.inner + layout.tile.depth * MAX_SCALE + 3.5)
     cols, rows = int((2 * half) * PX_PER_CM), int((t1 - t0) * PX_PER_CM)
     (ux, uy), (nx, ny), (cx, cy) = f.u, f.inward, layout.centre

@@ -475,14 +475,17 @@ def _arcs(ring: list[bool]) -> int:
 
 def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_on: tuple[int, int] | None = (0, 8),
                loose_inputs: dict[tuple[str, int], np.ndarray] | None = None,
-               dice: Sequence[tuple[float, float, float]] = ()) -> dict[str, WallReading]:
+               dice: Sequence[tuple[float, float, float]] = (),
+               markers: Sequence[tuple[float, float, float]] = ()) -> dict[str, WallReading]:
     """Read all four walls; stack numbers follow the position contract on each side.
 
     `loose_on`: where the loose-tile model looks, (which way from a gap: -1 towards lower stack
     numbers, +1 higher, 0 both; how many stacks), the dead wall's side and size (R20); None:
     the variant lays no loose tiles. `loose_inputs`, when given, is filled with what the model
     read for each stack (`loose.inputs`, keyed by side and stack): its training data. `dice`: the
-    dice found (table cm: centre x, y and radius as seen), which hide no stacks (`wall_cover._foreign`).
+    dice found (table cm: centre x, y and radius as seen), which hide no stacks (`wall_cover._foreign`);
+    `markers`: the East marker and the wind disc found (table cm: centre x, y and reach), which
+    are no arms (`wall_cover._arms`).
     """
     n = layout.stacks
     w = layout.tile.width
@@ -679,7 +682,7 @@ def read_walls(image: np.ndarray, cal: Calibration, layout: TableLayout, loose_o
             hidden[side] = []
             continue
         hidden[side] = hidden_stacks(image, cal, layout, strip, back, bands[side], runs[side], h.present,
-                                     h.origin if h.present else None, pitches[side], n, dice)
+                                     h.origin if h.present else None, pitches[side], n, dice, markers)
     out = {}
     for side in SIDES:
         h = chosen[side]

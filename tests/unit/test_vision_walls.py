@@ -289,6 +289,62 @@ def test_a_shadow_from_a_hand_at_the_tables_edge_is_no_hand_on_the_wall():
     assert obs["walls"]["break"] == t["break"]
 
 
+@pytest.mark.parametrize("seed", [140152, 180113, 190117])
+def test_an_arms_shadow_where_stacks_were_taken_is_the_arms_not_a_hand_on_them(seed):
+    """A hand at the table's edge shades the felt where a few stacks were taken, inside the band
+    where tops can lie, as a hand the felt's colour lying there would (140152: East's 13th to
+    18th; 180113: the shadow falls past the wall's end; 190117: two arms, skin on a wooden felt,
+    seen in pieces). The shadow is the seen arm's shape moved by the light
+    (`wall_cover._arm_shadows`), so it hides nothing and the break is read."""
+    obs, t = observe(seed, "hard")
+    assert t["break"] is not None and "hidden" not in obs["walls"]
+    assert obs["walls"]["break"] == t["break"]
+
+
+@pytest.mark.parametrize("seed", [140069, 140109])
+def test_a_felt_coloured_hand_beside_an_arm_at_the_tables_edge_still_casts_its_own_shadow(seed):
+    """A hand the felt's colour rests on East's wall near a skin arm at the table's edge. Its
+    shadow is not the arm's moved by the light, so it still counts: no break is read from the
+    hand's edge (140069: none before the break; 140109: not East's 16th for the 15th). Letting
+    every shadow near an arm pass read both wrong."""
+    obs, t = observe(seed, "hard", hand="felt")
+    assert obs["walls"]["hidden"]
+    assert obs["walls"]["break"] in (None, t["break"])
+
+
+@pytest.mark.parametrize("seed,level", [(5028, "hard"), (5084, "medium")])
+def test_an_arm_is_seen_reaching_in_not_joined_up_from_what_lies_near_the_edge(seed, level):
+    """A hand the felt's colour rests on a wall. Closing the gaps of what is neither felt nor tile
+    beyond the wall joins a wind box or a marker lying there to the few pieces of the hand seen,
+    and that blob reached the table's edge like an arm: its shape, moved, fitted the hand's own
+    shadow, which then hid nothing and the live tiles were counted over the hand. An arm must be
+    seen reaching the edge before its gaps are closed (`wall_cover._arms`)."""
+    obs, t = observe(seed, level, hand="felt")
+    assert obs["walls"].get("hidden") and obs["walls"]["live_tiles"] is None
+    assert obs["walls"]["break"] == t["break"]
+
+
+def test_a_wind_box_beyond_the_wall_is_no_arm():
+    """Easy 5060: a hand the felt's colour rests on North's wall and over the wind box beside
+    it. The box reaches as far out as an arm would, and its shape, moved, fitted the hand's
+    shadow. The East marker and the wind disc are read before the walls now and left out of what
+    may be an arm (`wall_cover._arms`), so the hand's shadow still hides the stacks under it."""
+    obs, t = observe(5060, "easy", hand="felt")
+    assert obs["east_marker_at"]["kind"] == "box"
+    assert obs["walls"].get("hidden") and obs["walls"]["live_tiles"] is None
+    assert obs["walls"]["break"] == t["break"]
+
+
+def test_a_shadow_an_arm_casts_only_part_of_is_still_a_hands():
+    """Hard 140087: a sleeve the felt's colour lies on North's wall between two skin arms at the
+    table's edge. One arm's shape, moved 8 cm, lands on most of the sleeve's shadow, but not on
+    all of it: a shadow counts as an arm's only where the arms cast nearly all of it
+    (`wall_cover.CAST_WHOLE`), so the stacks under the sleeve are still hidden."""
+    obs, t = observe(140087, "hard", hand="felt")
+    assert obs["walls"].get("hidden") and obs["walls"]["live_tiles"] is None
+    assert obs["walls"]["break"] == t["break"]
+
+
 @pytest.mark.parametrize("seed", [90134, 90031])
 def test_the_felt_in_a_gap_shaded_by_its_stacks_is_no_hands_shadow(seed):
     """A lifted stack's gap under a lamp off to one side: the stacks beside it shade the felt
