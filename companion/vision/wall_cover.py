@@ -273,10 +273,10 @@ def _arm_shadows(around: Callable[[], Strip], felt: np.ndarray, back: np.ndarray
     An arm's shadow is the arm's own shape moved by the light (and by the parallax of the arm
     above the table): for each arm seen (`_arms`), the shift within `CAST_SHIFT_CM` that lays it
     on the most shadow and the least lit felt or tops, over the strip and the apron together. It
-    counts if at least `CAST_FIT` of what it covers is shadow; the pixels of `dark` within
-    `CAST_SLACK_CM` of it are explained. A hand the felt's colour lying on the wall is no arm
-    seen, and the shadow it casts is not the shape of any, so it still counts even beside a
-    hand at the table's edge."""
+    counts if at least `CAST_FIT` of what it covers is shadow; a shadow of `dark` (8-connected)
+    is explained if `CAST_WHOLE` of it lies within `CAST_SLACK_CM` of such moved arms. A hand
+    the felt's colour lying on the wall is no arm seen, and the shadow it casts is not the shape
+    of any, so it still counts even beside a hand at the table's edge."""
     area = around()  # the strip's rows and the apron's, and CAST_SHIFT_CM past the wall's ends
     shade, seen_there = _dark(area, felt, back)
     # the arms, their gaps closed: a skin the felt's hue nearly has is seen in pieces
@@ -316,7 +316,8 @@ def _arm_shadows(around: Callable[[], Strip], felt: np.ndarray, back: np.ndarray
     first = round(CAST_SHIFT_CM * PX_PER_CM / 2)  # the strip's first column there
     cast = cast[:dark.shape[0], first:first + dark.shape[1]]
     # a shadow is the arms' only when they cast nearly all of it: one they cast a part of is
-    # partly something else's, such as a hand lying on the wall beside them (hard 170049)
+    # partly something else's, such as a felt-coloured sleeve lying on the wall between two
+    # arms (hard 140087)
     n, shadows = cv2.connectedComponents(dark.astype(np.uint8), connectivity=8)
     theirs = np.bincount(shadows[cast], minlength=n) >= CAST_WHOLE * np.bincount(shadows.ravel(), minlength=n)
     theirs[0] = False
