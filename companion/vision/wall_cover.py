@@ -44,7 +44,8 @@ FELT_BRIGHTEST = 1.4
 CASTER_CM, CASTER_REACH_CM = 12.0, 8.0
 #: an arm's shadow is its shape moved by the light (`_arm_shadows`): moved up to this far (cm)
 #: either way, at least this share of what it then covers in shadow and at least this much of it
-#: (cm²), the shadow within this (cm) of it is the arm's
+#: (cm²), the shadow within this (cm) of it is the arm's; gaps this wide between an arm's pieces
+#: are closed
 CAST_SHIFT_CM, CAST_FIT, CAST_MIN_CM2, CAST_SLACK_CM = 10.0, 0.6, 6.0, 1.5
 #: a shadow in the strip is the arms' only if this share of it lies within their shadows
 CAST_WHOLE = 0.9
