@@ -1,9 +1,16 @@
 """Render the synthetic training pictures of the dice reader into models/dice/build/.
 
     python models/dice/make_data.py [--tray 1500] [--table 1500] [--out models/dice/build] [--jobs N]
+                                    [--record-art DIR | --replay-art DIR]
 
 Writes build/<kind>/NNNNN.png and build/<kind>/labels.json ({name: {"dice": [...], ...}}), with
 progress on stderr. Seeded: the same counts give the same pictures.
+
+The table views draw half their discards in the `render` extra's tile art, which needs the
+cairo library; where it cannot be installed (a lent GPU machine) the views would be drawn
+otherwise, and the hard negatives mined on them elsewhere would point at the wrong things.
+`--record-art DIR` keeps every tile design the art drew (one PNG per tile and size, a few MiB);
+`--replay-art DIR` draws the same pictures from them with no cairo at all.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import argparse
 import contextlib
 import json
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -32,6 +40,46 @@ def _one(job: tuple[str, int, Path]) -> tuple[str, dict] | None:
     name = f"{i:05d}.png"
     cv2.imwrite(str(folder / name), image)
     return name, {"dice": dice, **meta}
+
+
+def record_art(folder: Path) -> None:
+    """Keep each riichi tile design drawn in this process (and the renderers it forks) in `folder`."""
+    from companion.vision.tiles import render as art
+
+    from companion.vision.render.tiles import art_installed
+
+    folder.mkdir(parents=True, exist_ok=True)
+    draw = art._riichi_design
+
+    def recorded(code: str, w: int, h: int):
+        design = draw(code, w, h)
+        path = folder / f"{code}_{w}_{h}.png"
+        if not path.exists():  # renderers in other processes may draw the same design: write, then rename
+            part = path.with_name(f"{path.stem}.{os.getpid()}.png")
+            cv2.imwrite(str(part), design)
+            part.replace(path)
+        return design
+
+    art._riichi_design = recorded
+    if not art_installed():  # (its probe's design is recorded too: the replay makes the same probe)
+        raise SystemExit("--record-art needs the tile art: pip install -e '.[render]'")
+
+
+def replay_art(folder: Path) -> None:
+    """Draw riichi tile designs from what `record_art` kept (no cairo needed)."""
+    from companion.vision.tiles import render as art
+
+    if not folder.is_dir():
+        raise SystemExit(f"no recorded tile art in {folder} (make it with --record-art where the render extra is installed)")
+
+    def replayed(code: str, w: int, h: int):
+        design = cv2.imread(str(folder / f"{code}_{w}_{h}.png"), cv2.IMREAD_UNCHANGED)
+        if design is None:
+            raise RuntimeError(f"tile design {code} at {w}x{h} px was not recorded in {folder}: "
+                               "record with the same --table count")
+        return design
+
+    art._riichi_design = replayed
 
 
 def make(kind: str, count: int, out: Path, start: int = 0, jobs: int = 1) -> None:
@@ -58,7 +106,15 @@ if __name__ == "__main__":
     ap.add_argument("--table", type=int, default=1500)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "build")
     ap.add_argument("--jobs", type=int, default=1, help="processes that render (the pictures do not change)")
+    art_cache = ap.add_mutually_exclusive_group()
+    art_cache.add_argument("--record-art", type=Path, metavar="DIR", help="keep the tile designs drawn in DIR")
+    art_cache.add_argument("--replay-art", type=Path, metavar="DIR",
+                           help="draw the tile designs from DIR (no render extra needed)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.record_art:
+        record_art(args.record_art)
+    elif args.replay_art:
+        replay_art(args.replay_art)
     make("tray", args.tray, args.out, jobs=args.jobs)
     make("table", args.table, args.out, jobs=args.jobs)

@@ -16,7 +16,9 @@
 # photos (part train), paired with the shipped model of the other kind; each score is printed.
 # Environment: BUILD (default models/dice/build), TRAY and TABLE (pictures of each, 1500), JOBS
 # (default: every core), MINUTES (a guard per run, default 6), MINED (a folder with the hard.json
-# and found.json that `train.py mine` left for this part: mining takes minutes).
+# and found.json that `train.py mine` left for this part: mining takes minutes), ART (tile designs
+# kept by `make_data.py --record-art` where the render extra is installed: the machine then
+# draws the same pictures without cairo, so hard negatives mined elsewhere still fit them).
 set -euo pipefail
 REAL=$1 OUT=$2
 shift 2
@@ -34,7 +36,8 @@ for run in "$@"; do
 done
 
 t0=$(date +%s)
-"$PY" "$HERE/make_data.py" --out "$BUILD" --jobs "$JOBS" --tray "${TRAY:-1500}" --table "${TABLE:-1500}" 2>&1 | tail -n 2
+"$PY" "$HERE/make_data.py" --out "$BUILD" --jobs "$JOBS" --tray "${TRAY:-1500}" --table "${TABLE:-1500}" \
+    ${ART:+--replay-art "$ART"} 2>&1 | tail -n 2
 echo "pictures made: $(( $(date +%s) - t0 )) s"
 if [[ -n ${MINED:-} ]]; then  # mined before, elsewhere, from the same seeded pictures of this part
     cp "$MINED/hard.json" "$MINED/found.json" "$BUILD/"

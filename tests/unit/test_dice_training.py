@@ -70,3 +70,60 @@ def test_robustness_counts_each_kind_of_mistake_once_and_scales_the_truth_with_t
     twice = (lambda img: img, 2.0)
     got = robustness.score(reader, [(None, truth)], twice)
     assert got == {"tp": 1, "fp": 2, "fn": 2, "f1": 0.3333, "wrong_face": 1, "spurious": 1, "missed": 1}
+
+
+def _make_data():
+    spec = importlib.util.spec_from_file_location("dice_make_data", DICE / "make_data.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def tile_art(monkeypatch):
+    """The riichi art's designs drawn by a stand-in painter (no cairo needed), and the art's
+    "is it installed" cache cleared before and after."""
+    import numpy as np
+
+    from companion.vision.render import tiles as tile_look
+    from companion.vision.tiles import render as art
+
+    def paint(code: str, w: int, h: int):
+        design = np.zeros((h, w, 4), np.uint8)
+        design[h // 4: 3 * h // 4, w // 4: 3 * w // 4] = (30 * len(code), 90, 160, 255)
+        return design
+
+    monkeypatch.setattr(art, "_riichi_design", paint)
+    tile_look._tile_art.cache_clear()
+    yield art
+    tile_look._tile_art.cache_clear()
+
+
+def test_recorded_tile_art_draws_the_same_table_views_without_the_art(tile_art, tmp_path: Path, monkeypatch):
+    """`--record-art` keeps the designs the art drew; `--replay-art` draws the same pictures from
+    them on a machine without the art (a lent GPU machine), so hard negatives mined elsewhere fit."""
+    from companion.vision.render import tiles as tile_look
+
+    make_data = _make_data()
+    make_data.record_art(tmp_path / "art")
+    make_data.make("table", 4, tmp_path / "recorded")
+    recorded = sorted((tmp_path / "art").iterdir())
+    assert recorded and all(p.suffix == ".png" and p.stem.count("_") == 2 for p in recorded)
+
+    def no_art(code, w, h):
+        raise OSError("no cairo here")
+
+    monkeypatch.setattr(tile_art, "_riichi_design", no_art)
+    tile_look._tile_art.cache_clear()
+    make_data.replay_art(tmp_path / "art")
+    make_data.make("table", 4, tmp_path / "replayed")
+    one, two = tmp_path / "recorded" / "table", tmp_path / "replayed" / "table"
+    labels = json.loads((one / "labels.json").read_text())
+    assert any(lab["look"] == "art" for lab in labels.values())  # the art was drawn, not only the stand-in
+    assert labels == json.loads((two / "labels.json").read_text())
+    for name in labels:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+    next(p for p in recorded if p.stem.startswith("1p_")).unlink()  # a design never recorded
+    with pytest.raises(RuntimeError, match="tile design 1p at .* was not recorded"):
+        tile_art.render_tile_face("1p", (24, 32))
