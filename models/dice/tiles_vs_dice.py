@@ -1,6 +1,6 @@
 """Dice read where face-up tiles lie, and dice lost, when a photo has no markers.
 
-    python models/dice/tiles_vs_dice.py DICE_DIR TILES_DIR [--tile-photos 40]
+    python models/dice/tiles_vs_dice.py DICE_DIR TILES_DIR [--tile-photos 40] [--models DIR]
 
 Without a calibration nothing tells a die's size from a tile's: the dice reader takes a circles
 tile's dots for pips, the tile recogniser a cluster of dice for a tile. `companion observe` keeps,
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from eval_real import match  # noqa: E402
 from realdata import photos  # noqa: E402
 
-from companion.vision.dice import find_dice  # noqa: E402
+from companion.vision.dice import DiceReader  # noqa: E402
 from companion.vision.scene import dice_among_tiles as kept  # noqa: E402
 from companion.vision.scene import recognise_tiles  # noqa: E402
 
@@ -34,12 +34,14 @@ def main() -> None:
     ap.add_argument("dice_dir", type=Path)
     ap.add_argument("tiles_dir", type=Path)
     ap.add_argument("--tile-photos", type=int, default=40, help="photos per split of the tiles folder")
+    ap.add_argument("--models", type=Path, help="folder with dice_detect.onnx and dice_face.onnx (default: the shipped)")
     a = ap.parse_args()
+    reader = DiceReader(a.models)
     for part in ("val", "train"):
         counts = [[0] * 4, [0] * 4]
         for path, truth in photos(a.dice_dir, part):
             img = cv2.imread(str(path))
-            dice = find_dice(img)
+            dice = reader.read(img)
             tiles, _ = recognise_tiles(img)
             for k, got in enumerate((dice, kept(dice, tiles))):
                 for i, found in enumerate(match(got, truth, 0.5)):
@@ -51,7 +53,7 @@ def main() -> None:
             img = cv2.imread(str(f))
             if img is None:
                 continue
-            dice = find_dice(img)
+            dice = reader.read(img)
             tiles, _ = recognise_tiles(img)
             n, before, after = n + 1, before + len(dice), after + len(kept(dice, tiles))
         print(f"tile photos ({split}, {n}): dice read before {before}, after {after}")
