@@ -316,7 +316,14 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
                 return min(near, key=lambda e: (-laid_as_told(e), dist(e)))
             # none seen (missed, or under a hand): only a gap wider than a hand is stacks taken
             wide = [e for e, g in zip(ends, gaps) if span(g) > HAND_STACKS]
-            return wide[0] if len(wide) == 1 else None
+            if len(wide) == 1:
+                return wide[0]
+            # ... or, with no loose tile seen anywhere, the lifted stack's gap before the deal (R19)
+            # as the one stack missing from the whole ring: a hand lying on a wall leaves a wider
+            # gap (none of 4 590 readings with a hand resting on a wall left one stack alone missing)
+            if not loose and len(gaps) == 1 and span(gaps[0]) == 1:
+                return ends[0]
+            return None
         singles = [e for e, g in zip(ends, gaps) if g[0] == g[1]]
         return singles[0] if len(singles) == 1 else (ends[0] if len(ends) == 1 else None)
     # split: the end of the drawn-away gap next to the dead wall, or the widest split. R24: the

@@ -165,12 +165,20 @@ def test_the_loose_tiles_where_r20_lays_them_tell_the_break_from_a_hand():
 @pytest.mark.parametrize("name", ["classical", "german"])
 def test_a_gap_with_no_loose_tile_beside_it_is_no_break(name):
     """R19–R21: from the break to the end of the hand, loose tiles lie on the dead wall (when both
-    are drawn the next stack is lifted and laid there), so a lone gap without one is a hand's."""
+    are drawn the next stack is lifted and laid there), so a gap without one is a hand's; but the
+    one stack missing from the whole ring, with no loose tile seen anywhere, is the lifted stack
+    (R19) whose two tiles were missed on top (seed 180000's hard 180128): a hand leaves more."""
     v = load_variant(name)
     sq = Square.for_variant(v)
     ring = [2] * sq.size
-    ring[sq.index("N", 7)] = 0
+    ring[sq.index("N", 7)] = ring[sq.index("N", 8)] = 0
     assert find_break(v, ring, set(), set()) is None
+    ring[sq.index("N", 8)] = 2
+    assert find_break(v, ring, set(), set()) == sq.index("N", 7)
+    assert find_break(v, ring, set(), {sq.index("E", 3)}) is None  # a loose tile seen, not beside it
+    ring[sq.index("S", 2)] = 0  # two lone stacks missing: which one is a hand's cannot be told
+    assert find_break(v, ring, set(), set()) is None
+    ring[sq.index("S", 2)] = 2
     ws = wall_state(v, sq.index("N", 7))
     assert find_break(v, ws.heights, set(), set(ws.loose)) == sq.index("N", 7)
     one_left = set(ws.loose[:1])  # one drawn for a kong (R21)
