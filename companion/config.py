@@ -176,6 +176,10 @@ class VisionSettings(_Section):
     tile_cm: list[float] = msgspec.field(default_factory=lambda: [2.2, 2.9, 1.6])
     #: side of the ordinary dice in cm
     die_cm: float = 1.8
+    #: the camera lens's height over the table in cm, measured once at installation; unset, it is
+    #: estimated from the markers (roughly: 0.8-1.4 times the truth), which puts the point below
+    #: the camera, and so the parallax the walls and dice are read with, up to 10 cm off
+    camera_height_cm: float | None = None
     #: seconds the scene must hold still before it is read (hands moving over the table are ignored)
     still_seconds: float = 1.0
     #: mean grey-level change between frames (0..255) below which the scene counts as still
@@ -197,6 +201,9 @@ class VisionSettings(_Section):
             raise ValueError("tile_cm must be [width, depth, thickness] in cm")
         if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0:
             raise ValueError("still_seconds, warn_tiles_left must be >= 0 and fps > 0")
+        if self.camera_height_cm is not None and not 20 <= self.camera_height_cm <= 400:
+            raise ValueError("camera_height_cm must be the lens's height over the table, 20-400 cm "
+                             "(leave it out to estimate it from the markers)")
         corners = self.manual_corners
         if corners is not None and (len(corners) != 4 or any(len(c) != 2 for c in corners)):
             raise ValueError("manual_corners must be the table's four corners in image pixels, "

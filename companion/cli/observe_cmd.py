@@ -102,7 +102,8 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
     use_data_dir(settings.data_path)  # the set `companion teach` taught, if any
     vs = settings.vision
     scene = SceneSettings(variant=variant, first_east_side=first_east_side or vs.first_east_side, dealer=dealer,
-                          die_cm=vs.die_cm, tile=TileSize(*vs.tile_cm), table_size=tuple(vs.table_size_cm))
+                          die_cm=vs.die_cm, tile=TileSize(*vs.tile_cm), table_size=tuple(vs.table_size_cm),
+                          camera_height_cm=vs.camera_height_cm)
     fixed = manual(vs.manual_corners, tuple(vs.table_size_cm)) if vs.manual_corners else None
     warm_up()  # marker detectors, dice models and OpenCV's threads: not billed to the first image
     try:  # load the models before the clock starts: `ms` is the time spent on each image

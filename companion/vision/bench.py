@@ -175,12 +175,15 @@ def _pct(values: list[float], q: float) -> float:
 @click.option("--hand-colour", type=click.Choice(["skin", "felt"]), default="skin", show_default=True,
               help="With --resting-hands: the hands' colour; 'felt' draws each in its table's felt colour, which "
                    "the wall reader cannot tell from the felt (a known limit).")
+@click.option("--camera-height", "measured_height", is_flag=True,
+              help="Read each scene with its camera's height as an installer would measure it (`[vision] "
+                   "camera_height_cm`: the drawn height to the centimetre) instead of estimating it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_colour, as_json):
+def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_colour, measured_height, as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
-    from companion.vision.render.draw import FELT, render
+    from companion.vision.render.draw import FELT, make_view, render
     from companion.vision.render.scenes import random_scene, resting_hand, scene_variant
     from companion.vision.scene import SceneSettings, analyse, warm_up
 
@@ -191,7 +194,7 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
                                  f"name at least one level ({', '.join(LEVELS)})", param_hint="--levels")
     per = max(1, count // len(chosen))
     load_before = os.getloadavg()
-    report: dict = {"scenes": per * len(chosen), "levels": {}, "cv2_threads": cv2.getNumThreads(),
+    report: dict = {"scenes": per * len(chosen), "levels": {}, "camera_height": "measured" if measured_height else "estimated", "cv2_threads": cv2.getNumThreads(),
                     "cpus": os.cpu_count(), "load_before": [round(v, 2) for v in load_before]}
     if teach_first:
         if not with_tiles:
@@ -209,7 +212,9 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
             image, pixels = render(sc)
             # the dice as drawn, with their boxes in the frame (`dice_read` pairs them by place)
             t = {**sc.truth, "dice": pixels["dice"], "hidden": pixels["hidden"]}
-            settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
+            settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"],
+                                     camera_height_cm=round(abs(make_view(sc.camera, sc.table_size).centre[2]))
+                                     if measured_height else None)
             c0, t0 = time.process_time(), time.perf_counter()
             obs = analyse(image, settings, with_tiles=False)
             ms.append((time.perf_counter() - t0) * 1000)
@@ -252,6 +257,8 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
     click.echo(f"{report['scenes']} rendered scenes, 1280×720; exact-match accuracy per level (correct/counted)")
     if "taught" in report:
         click.echo(f"tiles named by a set taught from one layout photo ({report['taught']})")
+    if measured_height:
+        click.echo("the camera's height given as measured (--camera-height), not estimated from the markers")
     click.echo(f"{'measure':30}" + "".join(f"{lv:>20}" for lv in chosen))
     for m in MEASURES:
         if not any(report["levels"][lv][m]["of"] for lv in chosen):

@@ -92,6 +92,8 @@ class SceneSettings:
     die_cm: float = 1.8
     tile: TileSize = TileSize()
     table_size: tuple[float, float] | None = None
+    #: the camera's height over the table as measured (cm), else None: estimated (`camera_position`)
+    camera_height_cm: float | None = None
 
 
 #: why the taught set is not used although there is one (its file is damaged), else None
@@ -426,6 +428,8 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
     else:
         if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
             cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
+        if settings.camera_height_cm and cal.camera_height_cm != settings.camera_height_cm:
+            cal = replace(cal, camera_height_cm=settings.camera_height_cm)
         out.update(_table(image, cal, settings))
         tiles, note = (recognise_table_tiles(image, cal, settings.tile, _not_tiles(out, cal, settings))
                        if with_tiles else ([], "not asked"))

@@ -198,7 +198,8 @@ class TableWatcher(Worker):
     def scene_settings(self, variant: Variant, dealer: int) -> SceneSettings:
         s = self.settings
         return SceneSettings(variant=variant, first_east_side=s.first_east_side, dealer=dealer, die_cm=s.die_cm,
-                             tile=TileSize(*s.tile_cm), table_size=tuple(s.table_size_cm))
+                             tile=TileSize(*s.tile_cm), table_size=tuple(s.table_size_cm),
+                             camera_height_cm=s.camera_height_cm)
 
     # --- comparison with the game -------------------------------------------------------------
     def check(self, obs: dict[str, Any]) -> None:

@@ -428,3 +428,13 @@ def test_a_cocked_die_is_thrown_again_however_unsure_its_face(table, watcher):
     watcher.check({"dice": [_die(1, 150.0, 0.3, cocked=True), _die(6, 400.0, 0.99)], "calibrated": False})
     assert [w["die"] for w in _warned(watcher, "rethrow")] == [0]
     assert _warned(watcher, "dice_unsure") == []
+
+
+def test_the_watcher_reads_with_the_camera_height_from_the_settings(table):
+    """`[vision] camera_height_cm` reaches the analysis of every still scene (where the camera
+    hangs, `calibrate.camera_position`); left out, the markers tell it."""
+    settings = load_settings(env={}, overrides={"vision": {"camera_height_cm": 121.5}}).vision
+    w = TableWatcher(table, table.hub, None, settings)
+    assert w.scene_settings(load_variant("classical"), 0).camera_height_cm == 121.5
+    plain = TableWatcher(table, table.hub, None, load_settings(env={}).vision)
+    assert plain.scene_settings(load_variant("classical"), 0).camera_height_cm is None

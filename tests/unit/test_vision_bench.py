@@ -131,3 +131,31 @@ def test_resting_hands_can_be_drawn_in_the_felts_colour():
                                     "--hand-colour", "felt", "--json"])
     assert res.exit_code == 0, res.output
     assert "hand_break_not_wrong" in res.output or "hand_no_false_break" in res.output
+
+
+def test_the_scene_bench_can_give_each_camera_height_as_measured(monkeypatch):
+    """`bench scenes --camera-height` reads each scene as with `[vision] camera_height_cm`: its
+    camera's drawn height to the centimetre, as a tape measure would give it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from companion.cli import main
+    from companion.vision import scene
+    from companion.vision.render.draw import make_view
+    from companion.vision.render.scenes import random_scene
+
+    given = []
+    analyse = scene.analyse
+
+    def spy(image, settings, *a, **kw):
+        given.append(settings.camera_height_cm)
+        return analyse(image, settings, *a, **kw)
+
+    monkeypatch.setattr(scene, "analyse", spy)
+    res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--seed", "40", "--levels", "easy",
+                                    "--camera-height", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["camera_height"] == "measured"
+    drawn = [round(abs(make_view(sc.camera, sc.table_size).centre[2])) for sc in (random_scene(40 + i, "easy") for i in range(3))]
+    assert given[-3:] == drawn  # (the first: the warm-up frame before the clock starts)

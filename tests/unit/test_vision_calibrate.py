@@ -61,6 +61,52 @@ def test_where_the_camera_hangs(seed, level, tol_cm):
     assert abs(height / abs(truth[2]) - 1) < 0.25
 
 
+@pytest.mark.parametrize("seed,level", [(6, "hard"), (3, "hard"), (8, "medium"), (14, "hard")])
+def test_a_measured_camera_height_puts_the_camera_where_it_hangs(seed, level):
+    """`[vision] camera_height_cm`: the focal length is the one that puts the camera at the
+    height measured, and the point below it follows within about 2 cm, where the markers alone
+    leave it up to 10 cm off (hard 6 with the render extra: three markers, 141 cm for 105)."""
+    from dataclasses import replace
+
+    from companion.vision.calibrate import camera_position
+    from companion.vision.render.draw import make_view
+
+    sc = random_scene(seed, level)
+    cal = from_markers(render(sc)[0])
+    truth = make_view(sc.camera, sc.table_size).centre
+    measured = round(abs(truth[2]))  # to the centimetre, as a tape measure gives it
+    x, y, height = camera_position(replace(cal, camera_height_cm=measured))
+    assert height == pytest.approx(measured, abs=0.01)
+    assert np.hypot(x - truth[0], y - truth[1]) < 2.5
+
+
+def test_the_scene_reads_with_the_measured_camera_height(monkeypatch):
+    """SceneSettings.camera_height_cm reaches every use of where the camera hangs."""
+    from companion.rules.variant import load_variant
+    from companion.vision import scene, walls
+
+    seen = []
+
+    def spy(cal):
+        seen.append(cal.camera_height_cm)
+        return None
+
+    monkeypatch.setattr(scene, "camera_position", spy)
+    monkeypatch.setattr(walls, "camera_position", spy)
+    image, _ = render(random_scene(3, "easy"))
+    scene.analyse(image, scene.SceneSettings(load_variant("classical"), camera_height_cm=118.0), with_tiles=False)
+    assert seen and set(seen) == {118.0}
+
+
+@pytest.mark.parametrize("height", [5, 1000])
+def test_a_camera_height_out_of_reach_is_refused(height):
+    from companion.config import load_settings
+    from companion.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="camera_height_cm must be the lens's height over the table"):
+        load_settings(env={}, overrides={"vision": {"camera_height_cm": height}})
+
+
 def test_camera_position_needs_the_image_size():
     from companion.vision.calibrate import camera_position
 
