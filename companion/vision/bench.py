@@ -194,8 +194,10 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
                                  f"name at least one level ({', '.join(LEVELS)})", param_hint="--levels")
     per = max(1, count // len(chosen))
     load_before = os.getloadavg()
-    report: dict = {"scenes": per * len(chosen), "levels": {}, "camera_height": "measured" if measured_height else "estimated", "cv2_threads": cv2.getNumThreads(),
-                    "cpus": os.cpu_count(), "load_before": [round(v, 2) for v in load_before]}
+    report: dict = {"scenes": per * len(chosen), "levels": {},
+                    "camera_height": "measured" if measured_height else "estimated",
+                    "cv2_threads": cv2.getNumThreads(), "cpus": os.cpu_count(),
+                    "load_before": [round(v, 2) for v in load_before]}
     if teach_first:
         if not with_tiles:
             raise click.BadParameter("only with --tiles", param_hint="--teach")

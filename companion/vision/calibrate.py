@@ -252,13 +252,22 @@ def _pose(Hp: np.ndarray, f: float) -> tuple[float, float, float]:
 
 
 def _focal_for_height(Hp: np.ndarray, height: float) -> float:
-    """The focal length (px) that puts the camera `height` cm above the table: the height `_pose`
-    gives grows with the focal length (a longer lens sees the same table from farther), so a
-    bisection on its logarithm finds it."""
-    lo, hi = 10.0, 1e5
+    """The focal length (px) that puts the camera `height` cm above the table.
+
+    With the scale `_pose` takes from the first column, the height it gives is D f / (a + b f²)^1.5
+    (D = |det Hp|, a and b the first column's squared image and perspective parts): it grows
+    with f up to f² = a / 2b, the lens that sees the table from farthest, and a bisection on
+    that rising part finds the one focal length that fits (the highest there is, if none does)."""
+    D = abs(float(np.linalg.det(Hp)))
+    a, b = float(Hp[0, 0] ** 2 + Hp[1, 0] ** 2), float(Hp[2, 0] ** 2)
+
+    def rises_to(f: float) -> float:
+        return D * f / (a + b * f * f) ** 1.5
+
+    lo, hi = 1.0, float(np.sqrt(a / (2 * b))) if b > 0 else 1e7
     for _ in range(60):
         mid = float(np.sqrt(lo * hi))
-        if _pose(Hp, mid)[2] < height:
+        if rises_to(mid) < height:
             lo = mid
         else:
             hi = mid
