@@ -451,12 +451,19 @@ def dice_among_tiles(readings: list, tiles: list[dict]) -> list:
     Without a calibration nothing tells a die's size from a tile's: a circles tile's dots and its
     red index numeral read as pips, a die (or a cluster of them) as a tile. So (1) where a die's
     centre lies in a tile's box, the surer reading stands; (2) where the tile recogniser is sure
-    of several tiles (DIE_AMONG_TILES), a "die" far smaller than those tiles is a mark on one.
+    of several tiles (DIE_AMONG_TILES), a "die" far smaller than those tiles is a mark on one;
+    (3) there, too, a "die" whose face the reader is unsure of (`dice.UNSURE_FACE_P`) or that it
+    reads as cocked is a tile's marks or a tile seen at a slant (of the 1 066 dice read on the
+    121 real dice photos, all flat, 8 read that unsure and none cocked; on them no tile is sure).
     Measured (models/dice/README.md, `tiles_vs_dice.py`): no die of the 121 real dice photos
-    lost; the dice "found" on 80 photos of face-up tiles cut from 876 to 265 by (1), to 75 by (2).
+    lost; the dice "found" on 80 photos of face-up tiles cut from 1 031 to 110 by (1) and (2),
+    to 13 by (3).
     """
+    from companion.vision.dice import UNSURE_FACE_P
+
     side = _sure_tile_side(tiles)
-    return [d for d in readings if not _mark_on_tile(d.box, d.score, tiles, side)]
+    return [d for d in readings if not _mark_on_tile(d.box, d.score, tiles, side)
+            and not (side is not None and (d.face_p < UNSURE_FACE_P or d.cocked))]
 
 
 def _sure_tile_side(tiles: list[dict]) -> float | None:

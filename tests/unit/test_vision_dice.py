@@ -450,6 +450,25 @@ def test_among_tiles_it_is_sure_of_a_die_far_smaller_than_them_is_a_mark_on_one(
     assert dice_among_tiles([_die(110, 10, 40, score=0.95)], tiles)[0].score == 0.95
 
 
+def test_among_tiles_it_is_sure_of_a_die_read_unsure_or_cocked_is_a_tile():
+    """A photo without markers: among tiles the recogniser is sure of, a "die" whose face reads
+    unsure or that reads as cocked is a tile's marks or a tile at a slant (real flat dice read
+    sure); with no tile sure, such a die is kept and only marked unsure."""
+    from dataclasses import replace
+
+    from companion.vision.dice import UNSURE_FACE_P
+    from companion.vision.scene import DIE_AMONG_TILES, SURE_TILE, dice_among_tiles
+
+    tiles = [_tile(100 * i, 0) for i in range(DIE_AMONG_TILES)]
+    sure = _die(0, 300, 30)
+    doubtful = replace(_die(100, 300, 30), face_p=UNSURE_FACE_P - 0.05)
+    cocked = replace(_die(200, 300, 30), cocked=True)
+    assert dice_among_tiles([sure, doubtful, cocked], tiles) == [sure]
+    assert dice_among_tiles([replace(doubtful, face_p=UNSURE_FACE_P)], tiles) != []
+    not_sure_of_tiles = tiles[:-1] + [_tile(500, 0, score=SURE_TILE - 0.1)]
+    assert dice_among_tiles([sure, doubtful, cocked], not_sure_of_tiles) == [sure, doubtful, cocked]
+
+
 def test_a_die_the_dice_view_cuts_off_is_read_on_a_wider_view(monkeypatch):
     """`scene.dice_cut_off`: of what a view reaching past the walls finds, only a die the dice view
     did not have, lying at its edge and not half a side beyond the walls' faces, is added (in the
