@@ -44,9 +44,8 @@ def _one(job: tuple[str, int, Path]) -> tuple[str, dict] | None:
 
 def record_art(folder: Path) -> None:
     """Keep each riichi tile design drawn in this process (and the renderers it forks) in `folder`."""
-    from companion.vision.tiles import render as art
-
     from companion.vision.render.tiles import art_installed
+    from companion.vision.tiles import render as art
 
     folder.mkdir(parents=True, exist_ok=True)
     draw = art._riichi_design

@@ -5,7 +5,8 @@
 Without a calibration nothing tells a die's size from a tile's: the dice reader takes a circles
 tile's dots for pips, the tile recogniser a cluster of dice for a tile. `companion observe` keeps,
 where a die's centre lies in a tile's box, the surer of the two readings, and among tiles it is
-sure of drops "dice" far smaller than they are (`scene.dice_among_tiles`). This prints both sides
+sure of drops "dice" far smaller than they are and "dice" read unsure of their face or cocked
+(`scene.dice_among_tiles`). This prints both sides
 of those rules: on the labelled dice photos (DICE_DIR, e.g. the team's real_dice
 split) right / wrong face / spurious / missed before and after it, per part; on the first N photos
 of each split of face-up tiles (TILES_DIR/<split>/images, e.g. real_tiles) the dice read before
