@@ -87,7 +87,7 @@ def upload():
         try:
             images.append(decode_image(data, photo.filename or "photo"))
         except ImageError:
-            return _page(error=_("That file is not a photo the companion can read (JPEG or PNG)."), status=400)
+            return _page(error=_("That file is not a photo the companion can read (JPEG, PNG or HEIC)."), status=400)
     if not images:
         return _page(error=_("Choose a photo of the layout first."), status=400)
     if not _teaching.acquire(blocking=False):

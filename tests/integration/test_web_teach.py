@@ -8,6 +8,7 @@ import io
 import cv2
 import numpy as np
 import pytest
+from PIL import Image
 
 from companion.vision import scene
 from companion.vision.tiles.synth import layout_photo
@@ -76,6 +77,16 @@ def test_a_layout_photo_teaches_the_running_recogniser(app, host, layout, tmp_pa
     assert r.status_code == 303
     assert not (tmp_path / "taught" / "set.npz").exists() and live.taught is None
     assert "Nothing taught yet" in host.get("/teach").get_data(as_text=True)
+
+
+def test_a_heic_layout_photo_from_a_phone_teaches_too(app, host, layout, tmp_path):
+    pillow_heif = pytest.importorskip("pillow_heif")
+    out = io.BytesIO()
+    pillow_heif.from_pillow(Image.open(io.BytesIO(layout))).save(out, quality=95)  # as an iPhone saves it
+    r = upload(host, out.getvalue(), "IMG_0001.HEIC")
+    assert r.status_code == 200, r.get_data(as_text=True)[:500]
+    assert "Taught 42 tiles" in r.get_data(as_text=True)
+    assert (tmp_path / "taught" / "set.npz").exists()
 
 
 @pytest.mark.parametrize("data, says", [

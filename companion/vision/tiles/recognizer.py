@@ -27,11 +27,12 @@ import re
 import time
 import warnings
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 from companion.errors import ImageError
 from companion.vision.tiles import models
@@ -115,6 +116,26 @@ def too_small(name: str, width: int, height: int) -> str | None:
     return f"{name}: too small to read ({width}×{height} pixels; at least {MIN_SIDE}×{MIN_SIDE})"
 
 
+@cache
+def _open_heif() -> None:
+    """Let Pillow open HEIC/HEIF, the photos of iPhones and of some Android phones, which OpenCV
+    does not read (it reads JPEG, PNG, WebP and AVIF itself)."""
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+
+
+def _decode_with_pillow(buf: np.ndarray) -> np.ndarray | None:
+    """A picture OpenCV cannot decode, through Pillow, to BGR (EXIF orientation applied); None if
+    Pillow cannot either."""
+    try:
+        with Image.open(io.BytesIO(buf.tobytes())) as im:
+            rgb = np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
+    except Exception:  # corrupt, truncated or a format Pillow does not know either
+        return None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+
+
 def _pixels(buf: np.ndarray) -> float | None:
     """Width x height from the file's header alone (Pillow reads no pixels to tell), or None."""
     try:
@@ -131,12 +152,13 @@ def _pixels(buf: np.ndarray) -> float | None:
 
 
 def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
-    """Decode an encoded image (JPEG, PNG, ...; EXIF orientation applied) to BGR, or raise
-    ImageError saying why not."""
+    """Decode an encoded image (JPEG, PNG, WebP, AVIF, HEIC, ...; EXIF orientation applied) to BGR,
+    or raise ImageError saying why not."""
     buf = np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray)) else data
     if not buf.size:
         raise ImageError(f"{name}: the file is empty")
     at_most = f"at most {MAX_PIXELS // 1_000_000} megapixels"
+    _open_heif()  # before the size is read: Pillow then knows a HEIC photo's size too
     pixels = _pixels(buf)
     if pixels is not None and pixels > MAX_PIXELS:
         over = 2 * (Image.MAX_IMAGE_PIXELS or 0)  # Pillow's bound, when it did not say the count
@@ -150,6 +172,8 @@ def decode_image(data: bytes | np.ndarray, name: str = "image") -> np.ndarray:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(e) or "Insufficient memory" in str(e):
             raise ImageError(f"{name}: too large to read ({at_most})") from None
         img = None
+    if img is None:
+        img = _decode_with_pillow(buf)
     if img is None:
         raise ImageError(f"{name}: not a readable image (corrupt or unsupported format)")
     if why := too_small(name, img.shape[1], img.shape[0]):
