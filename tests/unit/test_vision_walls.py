@@ -320,6 +320,24 @@ def test_a_felt_coloured_hand_beside_an_arm_at_the_tables_edge_still_casts_its_o
     assert obs["walls"]["break"] in (None, t["break"])
 
 
+@pytest.mark.parametrize("seed,level,wall", [
+    (100, "easy", "E"),  # dealt down to East's 5th, the hand on the 3rd to 5th: read East's 2nd
+    (32, "medium", "W"),  # read West's 5th for the 7th
+    (170049, "hard", "W"),  # read West's 10th for the 12th
+])
+def test_a_felt_coloured_hand_on_the_last_stacks_before_those_taken_is_no_shorter_wall(seed, level, wall):
+    """A hand the felt's colour lies on the last stacks standing beside many taken away (dealt,
+    or the dead wall's side of the break): the run of stacks not seen is longer than a hand, so
+    its shadow there was taken for an arm's at the table's edge, and the break was read where the
+    hand's edge is. The deep shadow at the run's end beside a standing stack
+    (`wall_cover.END_SHADE`) marks a hand's width of the run hidden: the break is not read."""
+    obs, t = observe(seed, level, hand="felt")
+    assert t["break"][0] == wall and obs["walls"]["break"] is None
+    assert any(w == wall for w, _ in obs["walls"]["hidden"]) and obs["walls"]["live_tiles"] is None
+    obs, t = observe(seed, level)  # without the hand the break is read
+    assert obs["walls"]["break"] == t["break"] and "hidden" not in obs["walls"]
+
+
 @pytest.mark.parametrize("seed,level", [(5028, "hard"), (5084, "medium")])
 def test_an_arm_is_seen_reaching_in_not_joined_up_from_what_lies_near_the_edge(seed, level):
     """A hand the felt's colour rests on a wall. Closing the gaps of what is neither felt nor tile
