@@ -60,12 +60,16 @@ def test_a_cut_off_heic_is_refused_clearly(tmp_path):
         decode_image(data[: len(data) // 2], "cut.heic")
 
 
+def both(command: str, jpeg: Path, phone: Path, data: Path) -> tuple[dict, dict]:
+    """`command --json` on the JPEG and its HEIC in one call: the two results."""
+    res = CliRunner().invoke(main, [command, "--json", "--data-dir", str(data), str(jpeg), str(phone)])
+    assert res.exit_code == 0, res.output
+    return tuple(json.loads(res.stdout))
+
+
 def test_observe_reads_the_dice_of_a_heic_photo_as_of_its_jpeg(tmp_path):
     photo = heic(DICE_PHOTO, tmp_path / "dice.heic")
-    res = CliRunner().invoke(main, ["observe", "--json", "--data-dir", str(tmp_path / "data"),
-                                    str(DICE_PHOTO), str(photo)])
-    assert res.exit_code == 0, res.output
-    jpeg, phone = json.loads(res.stdout)
+    jpeg, phone = both("observe", DICE_PHOTO, photo, tmp_path / "data")
     assert phone["image"] == str(photo) and not phone["calibrated"]
     assert len(jpeg["dice"]) >= 10  # a crowded light box
     assert sorted(d["face"] for d in phone["dice"]) == sorted(d["face"] for d in jpeg["dice"])
@@ -73,10 +77,7 @@ def test_observe_reads_the_dice_of_a_heic_photo_as_of_its_jpeg(tmp_path):
 
 def test_recognize_names_the_tiles_of_a_heic_photo_as_of_its_jpeg(tmp_path):
     photo = heic(TILE_PHOTO, tmp_path / "tiles.heic")
-    res = CliRunner().invoke(main, ["recognize", "--json", "--data-dir", str(tmp_path / "data"),
-                                    str(TILE_PHOTO), str(photo)])
-    assert res.exit_code == 0, res.output
-    jpeg, phone = json.loads(res.stdout)
+    jpeg, phone = both("recognize", TILE_PHOTO, photo, tmp_path / "data")
     assert jpeg["tiles"]
     assert sorted(t["tile"] for t in phone["tiles"]) == sorted(t["tile"] for t in jpeg["tiles"])
 
