@@ -282,6 +282,11 @@ def manual(corners_px, table_size: tuple[float, float] = markers_spec.TABLE_SIZE
                                "bottom-right, bottom-left")
     if abs(cv2.contourArea(pts.astype(np.float32))) < 100 or not cv2.isContourConvex(pts.astype(np.float32)):
         raise CalibrationError("the four corners do not outline a table (too small, crossed or out of order)")
+    if cv2.contourArea(pts.astype(np.float32), oriented=True) < 0:
+        # round the other way (top left, bottom left, …): the table mirrored, East and West swapped;
+        # a camera looking down never sees it so
+        raise CalibrationError("the four corners go round the table the wrong way: give them top left, top right, "
+                               "bottom right, bottom left")
     w, h = table_size
     H = cv2.getPerspectiveTransform(pts.astype(np.float32), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     return Calibration(H.astype(np.float64), table_size, True, "manual")
@@ -295,7 +300,10 @@ def uncalibrated(image: np.ndarray, px_per_cm: float = 8.0) -> Calibration:
 
 
 class CalibrationTracker:
-    """Keeps the calibration of a fixed camera; looks for the markers again when they moved."""
+    """Keeps the calibration of a fixed camera; looks for the markers again when they moved.
+
+    Four table corners given by hand (`manual_corners`, or `set_manual` from the dashboard)
+    calibrate until markers are seen; markers seen take over."""
 
     def __init__(self, table_size: tuple[float, float] = markers_spec.TABLE_SIZE_CM, moved_px: float = 3.0,
                  manual_corners=None) -> None:
@@ -303,6 +311,16 @@ class CalibrationTracker:
         self.moved_px = moved_px
         self.current: Calibration | None = manual(manual_corners, table_size) if manual_corners else None
         self.recalibrations = 0
+
+    def set_manual(self, corners) -> None:
+        """Calibrate from now on from these four table corners (image pixels: top-left, top-right,
+        bottom-right, bottom-left), also in place of markers seen before (a camera bumped off
+        them), until markers are seen again; None: forget corners given by hand. Raises
+        CalibrationError for corners that do not outline a table, and then changes nothing."""
+        if corners is not None:
+            self.current = manual(corners, self.table_size)  # one assignment: the watcher sees old or new
+        elif self.current is not None and self.current.source == "manual":
+            self.current = None
 
     def update(self, image: np.ndarray) -> Calibration | None:
         """The calibration for this frame: markers if seen (re-calibrating when they moved), else the last one."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
@@ -36,7 +37,8 @@ from companion.hardware.camera.base import Frame
 from companion.rules.diagram import counted
 from companion.rules.seats import WIND_NAMES
 from companion.rules.variant import Variant
-from companion.vision.calibrate import CalibrationTracker
+from companion.vision.calibrate import CalibrationError, CalibrationTracker, manual
+from companion.vision.corners import clear_corners, corners_path, load_corners, save_corners
 from companion.vision.dice import UNSURE_FACE_P
 from companion.vision.geometry import TileSize
 from companion.vision.scene import SceneSettings, analyse, warm_up
@@ -130,14 +132,44 @@ class TableWatcher(Worker):
 
     name = "vision"
 
-    def __init__(self, table, hub, camera: LatestFrames | None, settings) -> None:
+    def __init__(self, table, hub, camera: LatestFrames | None, settings, corners_file: Path | None = None) -> None:
         super().__init__()
         self.table, self.hub, self.camera, self.settings = table, hub, camera, settings
         self.still = StillScene(settings.still_seconds, settings.still_threshold)
         size = tuple(settings.table_size_cm)
         self.calibration = CalibrationTracker(size, manual_corners=settings.manual_corners)
+        #: where the corners set by hand on the dashboard are kept (`corners.py`); None: nowhere
+        self.corners_file = corners_file
+        try:
+            saved = load_corners(corners_file) if corners_file else None
+            if saved is not None:
+                self.calibration.set_manual(saved["corners"])
+        except CalibrationError as e:  # a damaged or impossible file: the host sets them again
+            log.warning("vision: %s", e)
         self.memory = _Memory()
         self.observations = 0
+
+    # --- corners set by hand (the dashboard's /calibrate) -------------------------------------
+    def set_corners(self, corners: list[list[float]], size: tuple[int, int]) -> None:
+        """Calibrate from the table's four corners (pixels of a `size` picture) now and after a
+        restart. Raises CalibrationError, changing nothing, for corners that outline no table."""
+        corners = [[round(float(x), 1), round(float(y), 1)] for x, y in corners]  # as kept, so a restart agrees
+        manual(corners, self.calibration.table_size)  # refused before anything is kept
+        if self.corners_file is not None:
+            save_corners(self.corners_file, corners, size)
+        self.calibration.set_manual(corners)
+
+    def forget_corners(self) -> bool:
+        """Back to the markers (or the configuration's `manual_corners`); True if corners were set here."""
+        had = clear_corners(self.corners_file) if self.corners_file is not None else False
+        self.calibration.set_manual(None)
+        if self.settings.manual_corners:
+            self.calibration.set_manual(self.settings.manual_corners)
+        return had
+
+    def saved_corners(self) -> dict[str, Any] | None:
+        """The corners set here: {"corners", "image_size"}, or None; a damaged file raises CalibrationError."""
+        return load_corners(self.corners_file) if self.corners_file is not None else None
 
     # --- the component ---------------------------------------------------------------------
     def start(self) -> None:
@@ -378,4 +410,5 @@ def build(services) -> None:
         camera = services.add(SimTableFeed(services.table, vs))
     if camera is None:
         log.warning("vision: no camera component; the table is not watched")
-    services.add(TableWatcher(services.table, services.hub, camera, vs))
+    services.add(TableWatcher(services.table, services.hub, camera, vs,
+                              corners_file=corners_path(services.settings.data_path)))

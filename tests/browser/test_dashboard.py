@@ -447,6 +447,17 @@ def test_screenshots_and_small_screens(live, browsers):
     assert phone.find_elements(By.ID, "variant") == []
 
 
+def host_on_settings_link(live, browsers, path: str):
+    """A phone joined as the host that followed the settings page's link to `path`."""
+    _, base = live
+    host = browsers()
+    join(host, base, code=HOST_CODE, role="host", seat=0)
+    wait_live(host)
+    host.get(f"{base}/settings")
+    css(host, f'a[href="{path}"]').click()
+    return host
+
+
 def test_the_host_teaches_the_tiles_from_a_phone_photo(live, browsers, tmp_path, monkeypatch):
     import cv2
     import numpy as np
@@ -457,12 +468,7 @@ def test_the_host_teaches_the_tiles_from_a_phone_photo(live, browsers, tmp_path,
     monkeypatch.setenv("COMPANION_TAUGHT_SET", str(tmp_path / "set.npz"))
     photo = tmp_path / "layout.jpg"
     cv2.imwrite(str(photo), layout_photo(np.random.default_rng(2), art="abstract")[0])
-    _, base = live
-    host = browsers()
-    join(host, base, code=HOST_CODE, role="host", seat=0)
-    wait_live(host)
-    host.get(f"{base}/settings")
-    css(host, 'a[href="/teach"]').click()
+    host = host_on_settings_link(live, browsers, "/teach")
     try:
         css(host, "#photo").send_keys(str(photo))  # what the phone's camera hands the page
         css(host, 'form[enctype="multipart/form-data"] button[type=submit]').click()
@@ -472,3 +478,51 @@ def test_the_host_teaches_the_tiles_from_a_phone_photo(live, browsers, tmp_path,
         host.shot("teach-phone")
     finally:
         scene.use_taught_set(None)  # the process's recogniser is shared by every test
+
+
+def test_the_host_taps_the_table_corners_on_the_cameras_picture(live, browsers, tmp_path):
+    """The four-corner fallback for a table without markers: each tap on the camera's picture
+    fills in the next corner and marks it; "Start over" clears them; the corners are kept."""
+    import json
+
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    host = host_on_settings_link(live, browsers, "/calibrate")
+    wait(host, 10).until(lambda d: d.execute_script(
+        "const i = document.getElementById('corner-picture'); return i.complete && i.naturalWidth > 0"))
+    picture = css(host, "#corner-picture")
+    width, height = picture.size["width"], picture.size["height"]
+    taps = [(0.2, 0.25), (0.8, 0.25), (0.8, 0.75), (0.2, 0.75)]
+
+    def tap(fx, fy):  # offsets from the element's middle
+        ActionChains(host.driver).move_to_element_with_offset(
+            picture, round((fx - 0.5) * width), round((fy - 0.5) * height)).click().perform()
+
+    natural = host.execute_script("return document.getElementById('corner-picture').naturalWidth")
+    assert width < natural  # fitted to the phone
+    css(host, "#corners-zoom").click()  # full size, for a precise tap: the box scrolls
+    assert picture.size["width"] == natural and css(host, "#corners-zoom").get_attribute("aria-pressed") == "true"
+    assert no_horizontal_scroll(host)  # the box scrolls, not the page
+    css(host, "#corners-zoom").click()
+    assert picture.size["width"] == width
+    tap(0.5, 0.5)
+    assert len(host.find_elements(By.CSS_SELECTOR, ".corner-dot")) == 1
+    css(host, "#corners-again").click()
+    assert host.find_elements(By.CSS_SELECTOR, ".corner-dot") == []
+    assert css(host, 'input[name="x1"]').get_attribute("value") == ""
+    for fx, fy in taps:
+        tap(fx, fy)
+    dots = host.find_elements(By.CSS_SELECTOR, ".corner-dot")
+    assert [d.text for d in dots] == ["1", "2", "3", "4"]
+    for k, (fx, fy) in enumerate(taps, 1):
+        assert abs(float(css(host, f'input[name="x{k}"]').get_attribute("value")) - 100 * fx) < 1.5
+        assert abs(float(css(host, f'input[name="y{k}"]').get_attribute("value")) - 100 * fy) < 1.5
+    assert no_horizontal_scroll(host)
+    host.shot("corners-phone")
+    css(host, "#corners-form button[type=submit]").click()
+    wait(host, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".done")))
+    saved = json.loads((tmp_path / "table_corners.json").read_text())
+    w, h = saved["image_size"]
+    for (x, y), (fx, fy) in zip(saved["corners"], taps):
+        assert abs(x / w - fx) < 0.015 and abs(y / h - fy) < 0.015
+    assert len(host.find_elements(By.CSS_SELECTOR, ".corner-dot")) == 4  # the saved corners, shown again

@@ -39,6 +39,13 @@ def test_manual_corners_that_are_not_a_table_are_refused(corners):
         manual(corners)
 
 
+def test_manual_corners_given_round_the_other_way_are_refused_not_mirrored():
+    """Top left, bottom left, bottom right, top right outline the same table, mirrored: East and
+    West would swap. A camera looking down never sees a table mirrored, so it is a mistake."""
+    with pytest.raises(CalibrationError, match="the wrong way"):
+        manual([[100, 50], [110, 640], [690, 650], [700, 60]], (80, 80))
+
+
 def test_a_bumped_camera_is_calibrated_again():
     a = random_scene(5, "easy")
     tracker = CalibrationTracker()
@@ -46,6 +53,31 @@ def test_a_bumped_camera_is_calibrated_again():
     a.camera.shift = (a.camera.shift[0] + 3.0, a.camera.shift[1])
     second = tracker.update(render(a)[0])
     assert tracker.recalibrations == 1 and not np.allclose(first.H, second.H)
+
+
+def test_corners_set_by_hand_calibrate_until_markers_are_seen():
+    """The dashboard's corners replace even a calibration from markers seen before (a camera
+    bumped off them); markers seen again take over; forgetting the corners leaves a markers'
+    calibration alone."""
+    sc = random_scene(5, "easy")
+    with_markers = render(sc)[0]
+    sc.markers = False
+    without = render(sc)[0]
+    tracker = CalibrationTracker()
+    assert tracker.update(without) is None
+    corners = [[100, 50], [700, 60], [690, 650], [110, 640]]
+    tracker.set_manual(corners)
+    assert tracker.update(without).source == "manual"
+    with pytest.raises(CalibrationError):  # a crossed outline changes nothing
+        tracker.set_manual([[0, 0], [100, 0], [0, 100], [100, 100]])
+    assert tracker.current.source == "manual"
+    assert tracker.update(with_markers).source == "markers"
+    tracker.set_manual(None)
+    assert tracker.current.source == "markers"
+    tracker.set_manual(corners)
+    assert tracker.update(without).source == "manual"
+    tracker.set_manual(None)
+    assert tracker.current is None
 
 
 @pytest.mark.parametrize("seed,level,tol_cm", [(3, "easy", 0.5), (3, "hard", 4.0), (8, "medium", 4.0)])
