@@ -158,6 +158,8 @@ class TableWatcher(Worker):
         if self.corners_file is not None:
             save_corners(self.corners_file, corners, size)
         self.calibration.set_manual(corners)
+        if self.running:
+            self._status(True)
 
     def forget_corners(self) -> bool:
         """Back to the markers (or the configuration's `manual_corners`); True if corners were set here."""
@@ -165,6 +167,8 @@ class TableWatcher(Worker):
         self.calibration.set_manual(None)
         if self.settings.manual_corners:
             self.calibration.set_manual(self.settings.manual_corners)
+        if self.running:
+            self._status(True)
         return had
 
     def saved_corners(self) -> dict[str, Any] | None:
@@ -174,14 +178,14 @@ class TableWatcher(Worker):
     # --- the component ---------------------------------------------------------------------
     def start(self) -> None:
         if self.camera is None:
-            self.hub.set_status("vision", {"ok": False, "error": "no camera"})
+            self._status(False, error="no camera")
             return
         super().start()
 
     def _run(self) -> None:
         seq = None
         period = 1.0 / self.settings.fps
-        self.hub.set_status("vision", {"ok": True, "calibrated": False})
+        self._status(True)
         try:  # build detectors and templates now, so the first still scene is read as fast as the rest
             warm_up()
         except Exception:
@@ -194,14 +198,22 @@ class TableWatcher(Worker):
                     seq = frame.seq
                     if blind:  # the camera is back
                         blind = False
-                        self.hub.set_status("vision", {"ok": True, "calibrated": False})
+                        self._status(True)
                     self.process(frame)
                 elif not blind and not self._camera_connected():
                     blind = True  # the phones see that the cross-checks are off while it is away
-                    self.hub.set_status("vision", {"ok": False, "error": "no pictures: the camera is not connected"})
+                    self._status(False, error="no pictures: the camera is not connected")
             except Exception:  # a bad frame must not stop the watcher
                 log.exception("vision: frame failed")
             self._stop.wait(period)
+
+    def _status(self, ok: bool, **more: Any) -> None:
+        """The "vision" link status the phones show: `connected` as the other links say it, and what
+        calibrates the camera now (`calibration`: "markers", "manual" or None)."""
+        cal = self.calibration.current
+        self.hub.set_status("vision", {"ok": ok, "connected": ok, "calibrated": bool(cal and cal.calibrated),
+                                       "calibration": cal.source if cal else None,
+                                       "recalibrations": self.calibration.recalibrations, **more})
 
     def _camera_connected(self) -> bool:
         status = getattr(self.camera, "status", None)
@@ -222,8 +234,7 @@ class TableWatcher(Worker):
         obs["size"] = [int(frame.image.shape[1]), int(frame.image.shape[0])]
         self.observations += 1
         self.hub.publish("observation", obs)
-        self.hub.set_status("vision", {"ok": True, "calibrated": obs["calibrated"],
-                                       "recalibrations": self.calibration.recalibrations})
+        self._status(True)
         self.check(obs)
         return obs
 

@@ -526,3 +526,6 @@ def test_the_host_taps_the_table_corners_on_the_cameras_picture(live, browsers, 
     for (x, y), (fx, fy) in zip(saved["corners"], taps):
         assert abs(x / w - fx) < 0.015 and abs(y / h - fy) < 0.015
     assert len(host.find_elements(By.CSS_SELECTOR, ".corner-dot")) == 4  # the saved corners, shown again
+    host.get(f"{live[1]}/settings")  # the links say the table watcher is on and calibrated
+    wait(host, 20).until(lambda d: "calibrated by" in css(host, 'li[data-link="vision"]').text)
+    assert "not connected" not in css(host, 'li[data-link="vision"]').text

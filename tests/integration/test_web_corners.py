@@ -99,6 +99,8 @@ def test_four_corners_tapped_calibrate_a_table_without_markers(app, host, table,
     w.process(Frame(image, 3, 10.0))
     obs = w.process(Frame(image, 4, 11.0))
     assert obs["calibrated"] is True and w.calibration.current.source == "manual"
+    status = app.extensions["companion"].hub.status["vision"]  # what Settings -> Links shows
+    assert status["connected"] is True and status["calibrated"] is True and status["calibration"] == "manual"
     assert {s: v["standing"] for s, v in obs["walls"]["seats"].items()} == truth["walls"]
     assert "Calibrated by corners set by hand" in host.get("/calibrate").get_data(as_text=True)
 

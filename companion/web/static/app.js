@@ -398,7 +398,9 @@
         // the dice link counts its bad lines by kind ({bad_checksum: 2, …}): their sum is what a player can use
         const errors = s && s.errors && typeof s.errors === "object"
           ? Object.values(s.errors).reduce((sum, n) => sum + (Number(n) || 0), 0) : Number(s && s.errors) || 0;
-        const detail = s ? [s.kind, s.url, s.firmware, errors ? fmt(S.link_errors, { n: errors }) : null]
+        // the table watcher says what calibrates the camera: the markers, corners set by hand, or nothing
+        const calibration = name === "vision" && ok ? (s.calibrated ? S["vision_" + s.calibration] : S.vision_uncalibrated) : null;
+        const detail = s ? [s.kind, s.url, s.firmware, errors ? fmt(S.link_errors, { n: errors }) : null, calibration]
           .filter(Boolean).join(" · ") : "";
         return el("li", { class: `link ${!s ? "absent" : ok ? "ok" : "down"}`, "data-link": name },
           el("strong", { text: `${S["link_" + name] || name}: ` }), text,
