@@ -357,6 +357,27 @@ def check_taught(settings: Settings) -> Check:
                  f"({path})", {**details, "tiles": len(taught.codes), "detector": taught.detector})
 
 
+def check_corners(settings: Settings) -> Check:
+    """The table corners set by hand on the dashboard (`/calibrate`): none, or four that outline a
+    table, or a file that cannot be used (a warning: the markers still calibrate, and the host sets
+    the corners again)."""
+    from companion.vision.calibrate import manual
+    from companion.vision.corners import corners_path, load_corners
+
+    path = corners_path(settings.data_path)
+    details = {"path": str(path)}
+    try:
+        saved = load_corners(path)
+        if saved is not None:
+            manual(saved["corners"], tuple(settings.vision.table_size_cm))
+    except CompanionError as e:
+        return Check("corners", "warn", f"{e} (Settings -> Table corners); the markers calibrate meanwhile", details)
+    if saved is None:
+        return Check("corners", "ok", "none set by hand: the corner markers calibrate the camera", details)
+    return Check("corners", "ok", "table corners set by hand, used while the camera sees no markers",
+                 {**details, **saved})
+
+
 _models_lock = threading.Lock()
 _models_check: Check | None = None
 
@@ -384,6 +405,7 @@ def live_report(services) -> HealthReport:
         check_database(s, services.store),
         models_once(),
         check_taught(s),
+        check_corners(s),
     ], source="service")
 
 
@@ -398,4 +420,5 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         check_codes(settings),
         check_models(),
         check_taught(settings),
+        check_corners(settings),
     ], source="standalone")

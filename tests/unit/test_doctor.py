@@ -52,7 +52,7 @@ def test_json_report(tmp_path, scenes):
     data = json.loads(r.output)
     assert data["ok"] is True and data["source"] == "standalone"
     assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "table codes",
-                                                   "models", "taught set"]
+                                                   "models", "taught set", "corners"]
     assert "tile_classifier.onnx" in data["checks"][6]["details"]["files"]
     assert data["checks"][0]["details"]["resolution"] == [128, 72]
 
@@ -327,3 +327,22 @@ def test_the_taught_tile_set_is_reported_and_a_damaged_one_is_a_warning(tmp_path
     assert r.exit_code == 0, r.output  # the companion still runs: the shipped models name the tiles
     assert "WARN  taught set  taught tile set" in r.output and "is damaged" in r.output
     assert "companion teach --forget" in r.output and "Works, with warnings." in r.output
+
+
+def test_table_corners_set_by_hand_are_reported_and_a_damaged_file_is_a_warning(tmp_path):
+    r = doctor(tmp_path)
+    assert "OK    corners     none set by hand: the corner markers calibrate the camera" in r.output
+    (tmp_path / "data").mkdir(exist_ok=True)
+    corners = tmp_path / "data" / "table_corners.json"
+    corners.write_text(json.dumps({"corners": [[100, 50], [700, 60], [690, 650], [110, 640]],
+                                   "image_size": [1280, 720]}))
+    r = doctor(tmp_path)
+    assert "OK    corners     table corners set by hand, used while the camera sees no markers" in r.output
+    corners.write_text(json.dumps({"corners": [[100, 50], [110, 640], [690, 650], [700, 60]],  # round the wrong way
+                                   "image_size": [1280, 720]}))
+    r = doctor(tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "WARN  corners     the four corners go round the table the wrong way" in r.output
+    corners.write_text("{")
+    r = doctor(tmp_path)
+    assert "WARN  corners" in r.output and "cannot be read" in r.output and "Works, with warnings." in r.output
