@@ -140,10 +140,13 @@ class TableWatcher(Worker):
         self.calibration = CalibrationTracker(size, manual_corners=settings.manual_corners)
         #: where the corners set by hand on the dashboard are kept (`corners.py`); None: nowhere
         self.corners_file = corners_file
+        #: the corners set on the dashboard in use, with the size of the picture they were set on
+        self._corners: dict | None = None
         try:
             saved = load_corners(corners_file) if corners_file else None
             if saved is not None:
                 self.calibration.set_manual(saved["corners"])
+                self._corners = saved
         except CalibrationError as e:  # a damaged or impossible file: the host sets them again
             log.warning("vision: %s", e)
         self.memory = _Memory()
@@ -158,6 +161,7 @@ class TableWatcher(Worker):
         if self.corners_file is not None:
             save_corners(self.corners_file, corners, size)
         self.calibration.set_manual(corners)
+        self._corners = {"corners": corners, "image_size": list(size)}
         if self.running:
             self._status(True)
 
@@ -165,11 +169,37 @@ class TableWatcher(Worker):
         """Back to the markers (or the configuration's `manual_corners`); True if corners were set here."""
         had = clear_corners(self.corners_file) if self.corners_file is not None else False
         self.calibration.set_manual(None)
+        self._corners = None
         if self.settings.manual_corners:
             self.calibration.set_manual(self.settings.manual_corners)
         if self.running:
             self._status(True)
         return had
+
+    def _fit_corners(self, width: int, height: int) -> None:
+        """Corners set on a picture of another size (the camera's resolution changed since): scaled
+        to this one when its shape is the same, else dropped (another shape is another view), so
+        that they never calibrate the wrong place; the host then sees "not calibrated"."""
+        if self._corners is None:
+            return
+        w0, h0 = self._corners["image_size"]
+        if (w0, h0) == (width, height):
+            return
+        cal = self.calibration.current
+        in_use = cal is not None and cal.source == "manual"
+        if abs(width / height - w0 / h0) < 0.01 * w0 / h0:
+            scaled = [[x * width / w0, y * height / h0] for x, y in self._corners["corners"]]
+            self._corners = {"corners": scaled, "image_size": [width, height]}
+            if in_use:
+                self.calibration.set_manual(scaled)
+            log.warning("vision: the table corners were set on a %dx%d picture; scaled to the camera's %dx%d",
+                        w0, h0, width, height)
+        else:
+            self._corners = None
+            if in_use:
+                self.calibration.set_manual(None)
+            log.warning("vision: the table corners were set on a %dx%d picture, the camera now gives %dx%d: "
+                        "set them again (Settings -> Table corners)", w0, h0, width, height)
 
     def saved_corners(self) -> dict[str, Any] | None:
         """The corners set here: {"corners", "image_size"}, or None; a damaged file raises CalibrationError."""
@@ -227,6 +257,7 @@ class TableWatcher(Worker):
         state = self.table.state
         if state is None:
             return None
+        self._fit_corners(frame.image.shape[1], frame.image.shape[0])
         cal = self.calibration.update(frame.image)
         scene = self.scene_settings(state.variant, state.dealer)
         obs = analyse(frame.image, scene, calibration=cal, with_tiles=self.settings.read_tiles, name=f"frame {frame.seq}")

@@ -155,3 +155,23 @@ def test_without_a_camera_the_page_says_there_is_nothing_to_calibrate(app, host)
     watcher(app).camera = None
     r = host.get("/calibrate", headers={"Accept": "text/html"})
     assert r.status_code == 409 and "nothing to calibrate" in r.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("size, kept", [((640, 360), True), ((640, 480), False)])
+def test_corners_set_on_another_resolution_are_scaled_or_dropped_never_misplaced(app, host, table, tmp_path, size, kept):
+    """The camera's resolution changed after the corners were set: the same shape is the same view
+    at another scale, so they are scaled; another shape is another view, so they are dropped and
+    the table is not calibrated from the wrong place."""
+    image, corners, _ = table
+    assert post(host, "/calibrate", form(corners, (image.shape[1], image.shape[0]))).status_code == 200
+    w = watcher(app)
+    smaller = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    w.process(Frame(smaller, 1, 0.0))
+    w.process(Frame(smaller, 2, 5.0))
+    cal = w.calibration.current
+    if kept:
+        f = size[0] / image.shape[1]
+        assert cal.source == "manual"
+        assert np.allclose(cal.to_table(corners * f), [[0, 0], [80, 0], [80, 80], [0, 80]], atol=0.1)
+    else:
+        assert cal is None
