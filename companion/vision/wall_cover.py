@@ -35,10 +35,10 @@ SHADOW_DEPTH = 3.0
 SHADE_FELT, SHADE_TOPS, SHADE_CHROMA, SHADE_REACH_CM, SHADE_HAND_CM = 0.85, 0.7, 0.08, 1.5, 15.0
 #: where more stacks were taken than a hand could hide, a shadow within a hand's width of a stack
 #: still standing at the run's end may be a hand the felt's colour lying on the last stacks, if it
-#: darkens more than this share of the rows: the shadows of arms at the table's edge falling there
-#: darkened up to 0.26 (hard 140070), the hands' own 0.16-1.0. In 4 590 readings (seeds 0 and
-#: 140000, 170000-190000 hard), felt-coloured hands' breaks read wrong 21 -> 7 (and 23 read right
-#: left unread); no plain or skin-hand reading changed
+#: darkens more than this share of the rows: an arm's shadow from the table's edge falling there
+#: darkened 0.26 (hard 140070, the one such case met), the 12 hands looked at 0.16-1.0. In 4 590
+#: readings (seeds 0 and 140000, 170000-190000 hard), felt-coloured hands' breaks read wrong
+#: 21 -> 7 (and 23 read right left unread); no plain or skin-hand reading changed
 END_SHADE = 0.3
 #: a colour's lightness along the wall is a norm only where the colour shows in this share of it
 ALONG_SEEN = 0.5

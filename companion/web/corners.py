@@ -80,7 +80,7 @@ def calibrate_page():
 def picture():
     require_host()
     frame = _frame(_watcher())
-    ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 85])[1]  # finer than the live view's
     return Response(data.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 

@@ -7,6 +7,7 @@ import io
 
 import cv2
 import numpy as np
+import pillow_heif
 import pytest
 from PIL import Image
 
@@ -80,7 +81,6 @@ def test_a_layout_photo_teaches_the_running_recogniser(app, host, layout, tmp_pa
 
 
 def test_a_heic_layout_photo_from_a_phone_teaches_too(app, host, layout, tmp_path):
-    pillow_heif = pytest.importorskip("pillow_heif")
     out = io.BytesIO()
     pillow_heif.from_pillow(Image.open(io.BytesIO(layout))).save(out, quality=95)  # as an iPhone saves it
     r = upload(host, out.getvalue(), "IMG_0001.HEIC")

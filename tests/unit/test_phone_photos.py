@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from PIL import Image
+from pillow_heif import register_heif_opener  # a core dependency: missing, this fails
 
 from companion.cli import main
 from companion.errors import ImageError
 from companion.vision.tiles.recognizer import decode_image, read_image
 
-pytest.importorskip("pillow_heif")  # a core dependency; the skip only guards a broken install
 
 ROOT = Path(__file__).resolve().parents[2]
 DICE_PHOTO = ROOT / "models" / "dice" / "fixtures" / "IMG_20191208_112340.jpg"
@@ -24,8 +24,6 @@ ORIENTATION = 0x0112  # the EXIF tag
 def heic(jpeg: Path, out: Path, orientation: int | None = None, crop: tuple | None = None) -> Path:
     """The photo saved as a phone saves it: HEIC at high quality, optionally with an EXIF
     orientation (6: the phone was held upright, the sensor's picture lies on its side)."""
-    from pillow_heif import register_heif_opener
-
     register_heif_opener()
     with Image.open(jpeg) as im:
         im = im.crop(crop) if crop else im.copy()
