@@ -487,8 +487,19 @@ def test_the_host_taps_the_table_corners_on_the_cameras_picture(live, browsers, 
 
     from selenium.webdriver.common.action_chains import ActionChains
 
+    camera = live[0].find("vision").camera
+    latest, started = camera.latest, []  # the camera gives no picture until it has started
+
+    def starting(after_seq=None, timeout=1.0):
+        return latest(after_seq=after_seq, timeout=timeout) if started else None
+
+    camera.latest = starting
     host = host_on_settings_link(live, browsers, "/calibrate")
-    wait(host, 10).until(lambda d: d.execute_script(
+    time.sleep(1.5)
+    assert host.execute_script("return document.getElementById('corner-picture').naturalWidth") == 0
+    started.append(True)
+    # the page asks again while the camera is starting (a cold machine can take a while)
+    wait(host, 60).until(lambda d: d.execute_script(
         "const i = document.getElementById('corner-picture'); return i.complete && i.naturalWidth > 0"))
     picture = css(host, "#corner-picture")
     width, height = picture.size["width"], picture.size["height"]
@@ -527,5 +538,5 @@ def test_the_host_taps_the_table_corners_on_the_cameras_picture(live, browsers, 
         assert abs(x / w - fx) < 0.015 and abs(y / h - fy) < 0.015
     assert len(host.find_elements(By.CSS_SELECTOR, ".corner-dot")) == 4  # the saved corners, shown again
     host.get(f"{live[1]}/settings")  # the links say the table watcher is on and calibrated
-    wait(host, 20).until(lambda d: "calibrated by" in css(host, 'li[data-link="vision"]').text)
+    wait(host, 60).until(lambda d: "calibrated by" in css(host, 'li[data-link="vision"]').text)
     assert "not connected" not in css(host, 'li[data-link="vision"]').text

@@ -10,6 +10,14 @@
   const form = document.getElementById("corners-form");
   if (!pick || !picture || !form) return;
   const fields = [1, 2, 3, 4].map((k) => [form.elements["x" + k], form.elements["y" + k]]);
+  // the camera may still be starting (the picture is then a 503): ask again each second for a minute
+  let tries = 0;
+  const source = picture.getAttribute("src");
+  const again = () => {
+    if (++tries <= 60) setTimeout(() => { picture.src = `${source}?try=${tries}`; }, 1000);
+  };
+  picture.addEventListener("error", again);
+  if (picture.complete && !picture.naturalWidth) again(); // it failed before this script ran
   const number = (input) => (input.value.trim() === "" ? NaN : Number(input.value));
 
   const draw = () => {
