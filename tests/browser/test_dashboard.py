@@ -6,6 +6,7 @@ import re
 import time
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -18,7 +19,9 @@ pytestmark = pytest.mark.browser
 
 
 def wait(browser, timeout: float = 5.0) -> WebDriverWait:
-    return WebDriverWait(browser.driver, timeout, poll_frequency=0.02)
+    """A wait that tries again when the page redraws the element being read (live updates re-render lists)."""
+    return WebDriverWait(browser.driver, timeout, poll_frequency=0.02,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 
 
 def css(browser, selector: str):
