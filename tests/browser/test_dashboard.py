@@ -28,6 +28,16 @@ def css(browser, selector: str):
     return browser.find_element(By.CSS_SELECTOR, selector)
 
 
+def text(browser, selector: str) -> str:
+    """The element's text, found again if a live update redraws it between finding and reading."""
+    for _ in range(20):
+        try:
+            return browser.find_element(By.CSS_SELECTOR, selector).text
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return browser.find_element(By.CSS_SELECTOR, selector).text
+
+
 def join(browser, base: str, *, seat: int | None = None, code: str = TABLE_CODE, role: str = "player",
          name: str | None = None) -> None:
     """As a player does it: open the QR link (the code rides in the fragment), pick a seat, join."""
@@ -71,8 +81,8 @@ def test_two_phones_join_by_code_see_each_others_result_within_a_second_and_undo
     for phone in (ann, bob):
         wait(phone).until(EC.url_to_be(f"{base}/seat"))  # no code in the address after joining
         wait_live(phone)
-    assert css(ann, '[data-bind="my-wind"]').text == "East"
-    assert css(bob, '[data-bind="my-wind"]').text == "South"
+    assert text(ann, '[data-bind="my-wind"]') == "East"
+    assert text(bob, '[data-bind="my-wind"]') == "South"
 
     # Ann records in two taps: Bob won, from Ann (with the optional hand value typed in between)
     css(ann, 'button[data-winner="1"]').click()
@@ -82,7 +92,7 @@ def test_two_phones_join_by_code_see_each_others_result_within_a_second_and_undo
     wait(bob, 1.0).until(EC.text_to_be_present_in_element((By.ID, "toast"), "Bob won from Ann"))
     seen_after = time.monotonic() - start
     assert seen_after < 1.0
-    bob_row = css(bob, "#scores tr.me td.num").text
+    bob_row = text(bob, "#scores tr.me td.num")
     assert int(bob_row) > 0
     assert services.table.state.history[-1]["winner"] == "Bob"
 
@@ -255,14 +265,14 @@ def test_language_switch_and_browser_language(live, browsers):
     czech.accept_language("cs-CZ,cs;q=0.9")
     czech.get(f"{base}/join")
     assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "cs"
-    assert css(czech, "h1").text == "Připojit se ke stolu"
+    assert text(czech, "h1") == "Připojit se ke stolu"
     join(czech, base, seat=2)
     wait_live(czech)
     Select(css(czech, "#lang")).select_by_value("de")  # the switch submits itself
     wait(czech).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de")
-    assert css(czech, '[data-bind="my-wind"]').text == "West"
-    assert "Spiel vorbei? Eintragen" in css(czech, "#recorder").text
-    assert css(czech, ".tabs").text.split() == ["Platz", "Tisch", "Verlauf", "Einstellungen"]
+    assert text(czech, '[data-bind="my-wind"]') == "West"
+    assert "Spiel vorbei? Eintragen" in text(czech, "#recorder")
+    assert text(czech, ".tabs").split() == ["Platz", "Tisch", "Verlauf", "Einstellungen"]
     czech.get(f"{base}/seat")  # the choice sticks, whatever the browser asks for
     assert czech.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de"
 
@@ -278,7 +288,7 @@ def test_a_throw_the_camera_is_unsure_of_is_taken_back_from_its_warning(live, br
                       "throw if it is wrong", die=1, face=5, faces=[3, 5], event=recorded.id)
     button = wait(phone).until(EC.element_to_be_clickable(
         (By.CSS_SELECTOR, '#warnings .warning[data-code="dice_unsure"] button[data-action="undo"]')))
-    assert "Die 2 reads 5, but the camera is not sure" in css(phone, "#warnings").text
+    assert "Die 2 reads 5, but the camera is not sure" in text(phone, "#warnings")
     button.click()
     deadline = time.monotonic() + 5
     while services.table.state.throws and time.monotonic() < deadline:
@@ -302,7 +312,7 @@ def test_warnings_are_worded_in_the_phones_language(live, browsers):
     services.hub.warn("wrong_wind", "The wind disc shows South — this is the East round", expected="E", observed="S")
     record_roll(services.table, [3, 4, 5], source="sim")  # refused: two dice are thrown
     wait(phone).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#warnings .warning")) == 3)
-    shown = css(phone, "#warnings").text
+    shown = text(phone, "#warnings")
     assert "Die Mauer wurde bei Süd 15 gebrochen, die Würfel sagen aber Süd 16." in shown
     assert "Die Windscheibe zeigt Süd, dies ist aber die Runde Ost." in shown
     assert "Würfel 3 + 4 + 5 nicht gezählt: erwartet: 2 Würfel, erhalten: 3" in shown
@@ -316,7 +326,7 @@ def test_warnings_are_worded_in_the_phones_language(live, browsers):
                       "variant?", observed=19, expected=18, variant="Classical")
     wait(phone).until(EC.text_to_be_present_in_element(
         (By.ID, "warnings"), "Die Mauern sehen 19 Stapel lang aus, Classical baut aber 18: ist das die richtige Variante?"))
-    shown = css(phone, "#warnings").text
+    shown = text(phone, "#warnings")
     assert "stack" not in shown and "cocked" not in shown and "expected" not in shown
 
 
@@ -358,7 +368,7 @@ def test_a_wrong_code_is_refused(live, browsers):
     stranger = browsers()
     join(stranger, base, seat=0, code="WRONG9")
     wait(stranger).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#errors .error")))
-    assert "not this table's code" in css(stranger, "#errors").text
+    assert "not this table's code" in text(stranger, "#errors")
     assert stranger.current_url.startswith(f"{base}/join")
     assert stranger.find_elements(By.ID, "recorder") == []
     stranger.get(f"{base}/seat")
@@ -399,7 +409,7 @@ def test_screenshots_and_small_screens(live, browsers):
     wait(phone, 3).until(lambda d: "stack gap" in d.find_element(By.ID, "wall").get_attribute("innerHTML"))
     wait(phone).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#warnings .warning")))
     # the seat view from South: South's wall along the bottom
-    assert "South · Bob (you)" in css(phone, "#wall title").get_attribute("textContent") + css(phone, "#wall").text
+    assert "South · Bob (you)" in css(phone, "#wall title").get_attribute("textContent") + text(phone, "#wall")
 
     # one-handed on a 360 px phone, and at 200 % zoom (the same page in half the CSS pixels)
     assert no_horizontal_scroll(phone)
@@ -430,9 +440,9 @@ def test_screenshots_and_small_screens(live, browsers):
     tablet.size(1280, 800, mobile=False)
     wait_live(tablet)
     wait(tablet).until(EC.text_to_be_present_in_element((By.ID, "links"), "connected"))
-    links = css(tablet, "#links").text
+    links = text(tablet, "#links")
     assert "object" not in links and "dice box: connected" in links  # counts, named in the page's words
-    assert css(tablet, "#table-code").text == TABLE_CODE  # players see the code to invite others
+    assert text(tablet, "#table-code") == TABLE_CODE  # players see the code to invite others
     assert no_horizontal_scroll(tablet)
     tablet.shot("table-tablet")
     tablet.size(800, 1280, mobile=True)
@@ -445,7 +455,7 @@ def test_screenshots_and_small_screens(live, browsers):
     phone.shot("table-phone")
     host.get(f"{base}/settings")
     # the host may start a new game (once seen missing under a loaded CI run: say what the page showed)
-    assert host.find_elements(By.ID, "variant"), (host.current_url, css(host, "main").text[:400])
+    assert host.find_elements(By.ID, "variant"), (host.current_url, text(host, "main")[:400])
     phone.get(f"{base}/settings")
     assert phone.find_elements(By.ID, "variant") == []
 
@@ -476,7 +486,7 @@ def test_the_host_teaches_the_tiles_from_a_phone_photo(live, browsers, tmp_path,
         css(host, "#photo").send_keys(str(photo))  # what the phone's camera hands the page
         css(host, 'form[enctype="multipart/form-data"] button[type=submit]').click()
         wait(host, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".done")))
-        assert "Taught 42 tiles" in css(host, ".done").text and "42 tiles" in css(host, "#taught").text
+        assert "Taught 42 tiles" in text(host, ".done") and "42 tiles" in text(host, "#taught")
         assert (tmp_path / "set.npz").exists() and no_horizontal_scroll(host)
         host.shot("teach-phone")
     finally:
@@ -541,5 +551,5 @@ def test_the_host_taps_the_table_corners_on_the_cameras_picture(live, browsers, 
         assert abs(x / w - fx) < 0.015 and abs(y / h - fy) < 0.015
     assert len(host.find_elements(By.CSS_SELECTOR, ".corner-dot")) == 4  # the saved corners, shown again
     host.get(f"{live[1]}/settings")  # the links say the table watcher is on and calibrated
-    wait(host, 60).until(lambda d: "calibrated by" in css(host, 'li[data-link="vision"]').text)
-    assert "not connected" not in css(host, 'li[data-link="vision"]').text
+    wait(host, 60).until(lambda d: "calibrated by" in text(host, 'li[data-link="vision"]'))
+    assert "not connected" not in text(host, 'li[data-link="vision"]')
