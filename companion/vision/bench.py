@@ -6,7 +6,9 @@ time (what a frame costs on this machine now, other work included) and the CPU t
 process (what the code itself costs, less disturbed by other jobs). With `--tiles` the face-up
 tiles are read too, in a second, separately timed pass (the live watcher reads them once per
 still scene, not on every frame). With `--resting-hands` each scene is drawn and read once more
-with a hand resting on a wall, which must not make the break read wrong.
+with a hand resting on a wall, which must not make the break read wrong. With `--misses DIR`
+every scene read wrong is kept there (its frame and what was read against its truth) to be
+looked at, or read again with `companion observe`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import time
 
 import click
 import numpy as np
+
+from pathlib import Path
 
 from companion.vision.render.scenes import LEVELS
 
@@ -139,6 +143,52 @@ NAMES = {"walls": "stack count per wall", "break": "break position", "no_false_b
          "hand_no_false_break": "  no break seen before it"}
 
 
+#: measures of how often something is read, where not reading it is no mistake
+NOT_MISTAKES = {"hand_break_read"}
+
+
+def missed(counts: dict[str, tuple[int, int]]) -> list[str]:
+    """The measures one scene got wrong (its `score`/`score_resting_hand` counts)."""
+    return [m for m, (ok, n) in counts.items() if ok < n and m not in NOT_MISTAKES]
+
+
+def keep_miss(folder: Path, name: str, image: np.ndarray, truth: dict, obs: dict, measures: list[str],
+              covered: tuple[np.ndarray, dict] | None = None) -> None:
+    """Write a scene read wrong into `folder`: NAME.png (the frame), NAME-hand.png (the frame with
+    the resting hand, when it was read too: `covered` is that frame and its reading) and NAME.json
+    (the measures missed, the truth, what was read and the `companion observe` command that reads
+    the frame again as the bench did; a variant the renderer made up is written beside it as TOML)."""
+    import cv2
+    import tomli_w
+
+    from companion.rules.variant import builtin_names
+    from companion.validation import without_none
+    from companion.vision.render.scenes import scene_variant
+
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / f"{name}.png"), image)
+    variant = truth["variant"]
+    if variant not in builtin_names():
+        (folder / f"{variant}.toml").write_text(tomli_w.dumps(without_none(scene_variant(variant).to_dict())))
+        variant = str(folder / f"{variant}.toml")
+    again = ["companion", "observe", str(folder / f"{name}.png"), "--variant", variant,
+             "--first-east-side", truth["first_east_side"], "--dealer", str(truth["dealer"]), "--json"]
+    record = {"measures": measures, "observe": again, "truth": truth, "read": obs}
+    if covered is not None:
+        cv2.imwrite(str(folder / f"{name}-hand.png"), covered[0])
+        record["read_with_hand"] = covered[1]
+    (folder / f"{name}.json").write_text(json.dumps(record, default=_plain) + "\n")
+
+
+def _plain(value):
+    """JSON for the numpy values a reading or a truth may hold."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 def _teach_the_art() -> dict:
     """Teach the process's tile recogniser the renderer's tile art from one synthetic layout
     photo, through the players' flow (detector -> layout rows -> names -> fitted head)."""
@@ -178,8 +228,12 @@ def _pct(values: list[float], q: float) -> float:
 @click.option("--camera-height", "measured_height", is_flag=True,
               help="Read each scene with its camera's height as an installer would measure it (`[vision] "
                    "camera_height_cm`: the drawn height to the centimetre) instead of estimating it.")
+@click.option("--misses", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each scene read wrong into this folder (LEVEL-SEED.png, and .json with the measures "
+                   "missed, the truth and what was read) and list them.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_colour, measured_height, as_json):
+def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_colour, measured_height, misses,
+           as_json):
     """Accuracy of the table reading per difficulty level, time per 1280×720 frame and memory."""
     import cv2
 
@@ -197,7 +251,7 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
     report: dict = {"scenes": per * len(chosen), "levels": {},
                     "camera_height": "measured" if measured_height else "estimated",
                     "cv2_threads": cv2.getNumThreads(), "cpus": os.cpu_count(),
-                    "load_before": [round(v, 2) for v in load_before]}
+                    "load_before": [round(v, 2) for v in load_before], "misses": []}
     if teach_first:
         if not with_tiles:
             raise click.BadParameter("only with --tiles", param_hint="--teach")
@@ -228,10 +282,18 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
                 tiles_ms.append(max(0.0, (time.perf_counter() - t0) * 1000 - ms[-1]))
                 if pixels["tiles"] or with_them["tiles"]:
                     counts.update(score_tiles(with_them["tiles"], pixels["tiles"]))
+            hand = None
             if resting_hands:
                 colour = FELT[sc.look.felt % len(FELT)] if hand_colour == "felt" else None
                 covered, _ = render(resting_hand(sc, seed + i, colour))
-                counts.update(score_resting_hand(analyse(covered, settings, with_tiles=False), t))
+                hand = (covered, analyse(covered, settings, with_tiles=False))
+                counts.update(score_resting_hand(hand[1], t))
+            if wrong := missed(counts):
+                name = f"{level}-{seed + i}"
+                report["misses"].append({"scene": name, "level": level, "seed": seed + i, "measures": wrong})
+                if misses is not None:
+                    keep_miss(misses, name, image, t, with_them if with_tiles else obs, wrong,
+                              hand if any(m.startswith("hand_") for m in wrong) else None)
             for m, (ok, n) in counts.items():
                 tally[m][0] += ok
                 tally[m][1] += n
@@ -281,3 +343,6 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
                f"peak memory {report['peak_rss_mib']} MiB (renderer included)")
     click.echo(f"machine: {report['cpus']} CPUs, OpenCV threads {report['cv2_threads']}, load average "
                f"{report['load_before'][0]} before, {report['load_after'][0]} after")
+    if misses is not None:
+        click.echo(f"scenes read wrong: {len(report['misses'])}, kept in {misses}" + "".join(
+            f"\n  {m['scene']}: {'; '.join(NAMES[k].strip() for k in m['measures'])}" for m in report["misses"]))

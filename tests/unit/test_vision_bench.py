@@ -159,3 +159,55 @@ def test_the_scene_bench_can_give_each_camera_height_as_measured(monkeypatch):
     assert json.loads(res.output)["camera_height"] == "measured"
     drawn = [round(abs(make_view(sc.camera, sc.table_size).centre[2])) for sc in (random_scene(40 + i, "easy") for i in range(3))]
     assert given[-3:] == drawn  # (the first: the warm-up frame before the clock starts)
+
+
+def test_only_real_mistakes_count_as_a_scene_read_wrong():
+    from companion.vision.bench import missed
+
+    # under a resting hand, a break not read is no mistake (`hand_break_read` only says how often)
+    assert missed(score_resting_hand(obs(walls={"seats": {}, "break": None}), truth())) == []
+    assert missed(score(obs(wind_shown="N"), truth())) == ["wind"]
+    assert missed(score(obs(), truth())) == []
+
+
+def test_the_scene_bench_keeps_each_scene_read_wrong_to_be_looked_at(monkeypatch, tmp_path):
+    """`--misses DIR`: the frame and a JSON of the measures missed, the truth and the reading,
+    for each scene read wrong (here the wind disc misread on purpose), listed at the end."""
+    import json
+
+    import cv2
+    from click.testing import CliRunner
+
+    from companion.cli import main
+    from companion.vision import scene
+
+    analyse = scene.analyse
+    seen = []
+
+    def misread_the_wind(image, settings, *a, **kw):
+        got = analyse(image, settings, *a, **kw)
+        seen.append(got["wind_shown"])
+        if len(seen) == 3:  # the third scene (the first call is the warm-up frame)
+            got["wind_shown"] = {"E": "S", "S": "W", "W": "N", "N": "E"}.get(got["wind_shown"], "E")
+        return got
+
+    monkeypatch.setattr(scene, "analyse", misread_the_wind)
+    res = CliRunner().invoke(main, ["bench", "scenes", "--count", "3", "--seed", "40", "--levels", "easy",
+                                    "--misses", str(tmp_path / "wrong")])
+    assert res.exit_code == 0, res.output
+    assert "scenes read wrong: 1" in res.output and "easy-41: wind disc" in res.output
+    kept = json.loads((tmp_path / "wrong" / "easy-41.json").read_text())
+    assert kept["measures"] == ["wind"]
+    assert kept["read"]["wind_shown"] != kept["truth"]["wind_shown"]
+    assert cv2.imread(str(tmp_path / "wrong" / "easy-41.png")).shape == (720, 1280, 3)
+    assert sorted(p.name for p in (tmp_path / "wrong").iterdir())[-2:] == ["easy-41.json", "easy-41.png"]
+
+    # the command kept with it reads the frame again as the bench did (its variant, seats and dealer)
+    monkeypatch.undo()
+    assert kept["observe"][:2] == ["companion", "observe"]
+    again = CliRunner().invoke(main, kept["observe"][1:])
+    assert again.exit_code == 0, again.output
+    [read] = json.loads(again.output)
+    assert read["walls"]["break"] == kept["read"]["walls"]["break"]
+    assert read["walls"]["seats"] == kept["read"]["walls"]["seats"]
+    assert read["dice"] == kept["read"]["dice"] and read["east_marker"] == kept["read"]["east_marker"]
