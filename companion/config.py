@@ -193,14 +193,18 @@ class VisionSettings(_Section):
     warn_tiles_left: int = 14
     #: frames per second the watcher looks at
     fps: float = 4.0
+    #: still scenes the camera acted on (a throw or break recorded, a warning) kept in the data
+    #: folder's vision_samples/ for whoever improves the reading, oldest dropped first (0.1-0.3
+    #: MB each at 1280x720); 0 keeps none. The host downloads them from Settings -> Camera samples.
+    keep_samples: int = 60
 
     def __post_init__(self) -> None:
         if len(self.table_size_cm) != 2 or min(self.table_size_cm) < 30:
             raise ValueError("table_size_cm must be [width, depth], each at least 30")
         if len(self.tile_cm) != 3 or min(self.tile_cm) <= 0:
             raise ValueError("tile_cm must be [width, depth, thickness] in cm")
-        if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0:
-            raise ValueError("still_seconds, warn_tiles_left must be >= 0 and fps > 0")
+        if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0 or self.keep_samples < 0:
+            raise ValueError("still_seconds, warn_tiles_left, keep_samples must be >= 0 and fps > 0")
         if self.camera_height_cm is not None and not 20 <= self.camera_height_cm <= 400:
             raise ValueError("camera_height_cm must be the lens's height over the table, 20-400 cm "
                              "(leave it out to estimate it from the markers)")

@@ -164,6 +164,7 @@ def keep_miss(folder: Path, name: str, image: np.ndarray, truth: dict, obs: dict
     from companion.rules.variant import builtin_names
     from companion.validation import without_none
     from companion.vision.render.scenes import scene_variant
+    from companion.vision.samples import plain_json
 
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / f"{name}.png"), image)
@@ -177,16 +178,7 @@ def keep_miss(folder: Path, name: str, image: np.ndarray, truth: dict, obs: dict
     if covered is not None:
         cv2.imwrite(str(folder / f"{name}-hand.png"), covered[0])
         record["read_with_hand"] = covered[1]
-    (folder / f"{name}.json").write_text(json.dumps(record, default=_plain) + "\n")
-
-
-def _plain(value):
-    """JSON for the numpy values a reading or a truth may hold."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    (folder / f"{name}.json").write_text(json.dumps(record, default=plain_json) + "\n")
 
 
 def _teach_the_art() -> dict:

@@ -18,6 +18,10 @@ each new still scene once (`companion.vision.scene.analyse`), publishes what it 
   another wind than the prevalent one warns "wrong_wind" (R13);
 * the live wall running low warns "few_tiles_left" (each count once).
 
+Each still scene on which it recorded something or warned (but for "few_tiles_left") is kept in
+the data folder as a sample with what was read and expected (`samples.SampleKeeper`), for
+whoever improves the reading.
+
 The camera is anything with `latest(after_seq=None, timeout=...) -> Frame | None`.
 """
 
@@ -40,6 +44,7 @@ from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationError, CalibrationTracker, manual
 from companion.vision.corners import clear_corners, corners_path, load_corners, save_corners
 from companion.vision.dice import UNSURE_FACE_P
+from companion.vision.samples import SampleKeeper, samples_path
 from companion.vision.geometry import TileSize
 from companion.vision.scene import SceneSettings, analyse, warm_up
 from companion.worker import Worker
@@ -114,6 +119,8 @@ class _Memory:
 
 #: a die that moved less than this many of its own widths, showing the same face, was nudged
 NUDGE_WIDTHS = 1.5
+#: warnings that keep no sample: said once per count as the wall runs down, the same picture each time
+NOT_SAMPLED = frozenset({"few_tiles_left"})
 
 
 def _throw_mark(state) -> tuple:
@@ -132,9 +139,14 @@ class TableWatcher(Worker):
 
     name = "vision"
 
-    def __init__(self, table, hub, camera: LatestFrames | None, settings, corners_file: Path | None = None) -> None:
+    def __init__(self, table, hub, camera: LatestFrames | None, settings, corners_file: Path | None = None,
+                 samples: SampleKeeper | None = None) -> None:
         super().__init__()
         self.table, self.hub, self.camera, self.settings = table, hub, camera, settings
+        #: where the still scenes it acted on are kept (None: nowhere)
+        self.samples = samples
+        #: what the check of the scene being read did: warnings' codes and the ids it recorded
+        self._acted: dict[str, list] = {"why": [], "recorded": []}
         self.still = StillScene(settings.still_seconds, settings.still_threshold)
         size = tuple(settings.table_size_cm)
         self.calibration = CalibrationTracker(size, manual_corners=settings.manual_corners)
@@ -266,8 +278,23 @@ class TableWatcher(Worker):
         self.observations += 1
         self.hub.publish("observation", obs)
         self._status(True)
+        records = self.table.records()
+        self._acted = {"why": [], "recorded": []}
         self.check(obs)
+        if self.samples is not None and (self._acted["why"] or self._acted["recorded"]):
+            self._keep_sample(frame, obs, state, records[-1].id if records else None)
         return obs
+
+    def _keep_sample(self, frame: Frame, obs: dict[str, Any], state, after_event: int | None) -> None:
+        """Keep the frame just read with what the watcher did and what the game expected then."""
+        cal = self.calibration.current
+        self.samples.keep(frame.image, {
+            "why": list(dict.fromkeys(self._acted["why"])), "recorded": self._acted["recorded"],
+            "game": state.game, "hand": state.hand, "after_event": after_event,
+            "expected": {"break": [state.brk.wall, state.brk.stack] if state.brk else None,
+                         "prevalent": state.prevalent, "east": state.east, "dealer": state.dealer,
+                         "variant": state.variant.name},
+            "calibration": cal.source if cal else None, "read": obs})
 
     def scene_settings(self, variant: Variant, dealer: int) -> SceneSettings:
         s = self.settings
@@ -310,7 +337,16 @@ class TableWatcher(Worker):
         if key in self.memory.warned:
             return
         self.memory.warned.add(key)
+        self._warn(code, message, **details)
+
+    def _warn(self, code: str, message: str, **details) -> None:
+        if code not in NOT_SAMPLED:
+            self._acted["why"].append(code)
         self.hub.warn(code, message, **details)
+
+    def _recorded(self, why: str, recorded) -> None:
+        self._acted["why"].append(why)
+        self._acted["recorded"].append(recorded.id)
 
     def _check_break(self, obs: dict[str, Any], state) -> None:
         walls = obs.get("walls") or {}
@@ -329,12 +365,13 @@ class TableWatcher(Worker):
             try:
                 recorded = self.table.record(WallBroken(seat=seat, stack=stack, source="camera"))
                 self.memory.camera_break = (*key, recorded.id)
+                self._recorded("break", recorded)
             except CompanionError as e:
                 log.warning("vision: break not recorded: %s", e)
         expected = [state.brk.wall, state.brk.stack]
         if [seat, stack] != expected:  # R19: the count went wrong
             n, end = state.variant.stacks_per_wall, state.variant.break_.count_from  # as the players counted
-            self.hub.warn(
+            self._warn(
                 "wrong_break",
                 f"The break should be at {WIND_NAMES[expected[0]]}'s {counted(expected[1], n, end)} — "
                 f"you broke at {'the' if seat == expected[0] else WIND_NAMES[seat] + chr(39) + 's'} "
@@ -400,17 +437,18 @@ class TableWatcher(Worker):
         cocked = [i for i, d in enumerate(dice) if d["cocked"]]
         try:
             recorded = self.table.record(DiceThrown(faces=faces, source="camera", cocked=cocked))
+            self._recorded("dice", recorded)
         except CompanionError as e:
             log.warning("vision: dice not recorded: %s", e)
             return
         finally:
             self._take_dice(sig, positions, _throw_mark(self.table.state), seen)
         for i in cocked:  # R18: a cocked die is thrown again
-            self.hub.warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
+            self._warn("rethrow", f"Die {i + 1} is cocked: throw it again", die=i, faces=faces)
         for i, d in enumerate(dice):
             if not d["cocked"] and d.get("face_p", 1.0) < UNSURE_FACE_P:  # recorded as read, but checked
                 # `event`: the throw as recorded, for a phone to offer its undo
-                self.hub.warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
+                self._warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
                               "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces,
                               event=recorded.id)
 
@@ -452,5 +490,6 @@ def build(services) -> None:
         camera = services.add(SimTableFeed(services.table, vs))
     if camera is None:
         log.warning("vision: no camera component; the table is not watched")
-    services.add(TableWatcher(services.table, services.hub, camera, vs,
-                              corners_file=corners_path(services.settings.data_path)))
+    data = services.settings.data_path
+    services.add(TableWatcher(services.table, services.hub, camera, vs, corners_file=corners_path(data),
+                              samples=SampleKeeper(samples_path(data), vs.keep_samples) if vs.keep_samples else None))

@@ -21,6 +21,7 @@ def create_app(services: Services) -> Flask:
     from companion.web.corners import corners_view
     from companion.web.health import health
     from companion.web.push import RESERVED_THREADS, PushBroker, push
+    from companion.web.samples import samples_view
     from companion.web.teach import allow_photo_upload, teach_view
     from companion.web.views import views
 
@@ -55,5 +56,6 @@ def create_app(services: Services) -> Flask:
     app.register_blueprint(camera_view)  # the live view (hardware/camera)
     app.register_blueprint(teach_view)  # "teach your set" from a phone (vision/tiles/teach.py)
     app.register_blueprint(corners_view)  # the table's corners set by hand (vision/corners.py)
+    app.register_blueprint(samples_view)  # camera samples to download (vision/samples.py)
     app.register_blueprint(health)  # /healthz (companion/health.py)
     return app

@@ -181,9 +181,10 @@ def settings_page():
     if not can_read(viewer):
         return redirect(url_for("views.join_page"))
     from companion.web.api import list_variants
+    from companion.web.samples import summary
     return page("settings.html", variants=list_variants() if viewer.is_host else [],
                 table_code=web().access.table_code if shows_code(viewer) else None,
-                host_code_hint=viewer.is_host)
+                host_code_hint=viewer.is_host, samples=summary() if viewer.is_host else None)
 
 
 @views.post("/settings/game")

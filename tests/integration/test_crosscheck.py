@@ -438,3 +438,36 @@ def test_the_watcher_reads_with_the_camera_height_from_the_settings(table):
     assert w.scene_settings(load_variant("classical"), 0).camera_height_cm == 121.5
     plain = TableWatcher(table, table.hub, None, load_settings(env={}).vision)
     assert plain.scene_settings(load_variant("classical"), 0).camera_height_cm is None
+
+
+def test_the_still_scenes_the_camera_acted_on_are_kept_as_samples(tmp_path, table, watcher):
+    """A wrong break: the frame is kept with why (the break recorded, the warning), what was read
+    and what the game expected; the same scene again, or one with nothing to say, keeps none."""
+    import json
+
+    from companion.vision.samples import SampleKeeper
+
+    watcher.samples = SampleKeeper(tmp_path / "samples", 10)
+    table.record(DiceThrown(faces=[3, 4]))
+    table.record(DiceThrown(faces=[5, 6]))
+    last = table.records()[-1].id
+    image, _ = render(scene_for_state(table.state, watcher.settings, broken_at=Stack("W", 16), dice_shown=[]))
+    still_frames(watcher, image)
+    [name] = watcher.samples.names()
+    record = json.loads((tmp_path / "samples" / f"{name}.json").read_text())
+    assert record["why"] == ["break", "wrong_break"]
+    assert record["recorded"] == [r.id for r in table.records() if isinstance(r.event, WallBroken)]
+    assert record["after_event"] == last and record["game"] == table.state.game
+    assert record["expected"]["break"] == ["W", 18] and record["expected"]["variant"] == "classical"
+    assert record["read"]["walls"]["break"] == ["W", 16] and record["calibration"] == "markers"
+    still_frames(watcher, image, start=10.0)  # nothing new done: nothing kept
+    assert watcher.samples.names() == [name]
+
+
+def test_a_still_scene_with_nothing_to_say_keeps_no_sample(tmp_path, table, watcher):
+    from companion.vision.samples import SampleKeeper
+
+    watcher.samples = SampleKeeper(tmp_path / "samples", 10)
+    image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))  # walls built, no dice
+    assert still_frames(watcher, image) is not None
+    assert watcher.samples.names() == []
