@@ -40,7 +40,8 @@ ZIP_README = """Still scenes the mahjong table companion's camera acted on.
 Each NAME.jpg is the camera's frame; NAME.json holds:
   why        what the camera did with it: "dice" or "break" (recorded from it, ids in
              "recorded"), or the warning it gave ("wrong_break", "wrong_marker", "wrong_wind",
-             "rethrow", "dice_unsure", "wrong_wall_length")
+             "rethrow", "dice_unsure", "wrong_wall_length"), or "dice_disagree": dice typed on a
+             phone that the camera read otherwise ("typed": the faces as typed, the truth)
   read       what was read (as `companion observe --json` prints it; pixel boxes in the frame)
   expected   what the game expected then: the break (seat, stack), the prevalent wind, the variant
   game, hand, after_event   where in the game log it was read

@@ -18,9 +18,9 @@ each new still scene once (`companion.vision.scene.analyse`), publishes what it 
   another wind than the prevalent one warns "wrong_wind" (R13);
 * the live wall running low warns "few_tiles_left" (each count once).
 
-Each still scene on which it recorded something or warned (but for "few_tiles_left") is kept in
-the data folder as a sample with what was read and expected (`samples.SampleKeeper`), for
-whoever improves the reading.
+Each still scene on which it recorded something or warned (but for "few_tiles_left"), or whose
+dice it reads otherwise than a phone typed them, is kept in the data folder as a sample with what
+was read and expected (`samples.SampleKeeper`), for whoever improves the reading.
 
 The camera is anything with `latest(after_seq=None, timeout=...) -> Frame | None`.
 """
@@ -115,6 +115,8 @@ class _Memory:
     #: the break this watcher recorded last: (game, hand, seat, stack, event id), or None
     camera_break: tuple | None = None
     warned: set = field(default_factory=set)
+    #: the throw (`_throw_mark`) whose typed dice the camera last read otherwise (a sample kept)
+    disagreed: tuple | None = None
 
 
 #: a die that moved less than this many of its own widths, showing the same face, was nudged
@@ -288,8 +290,9 @@ class TableWatcher(Worker):
     def _keep_sample(self, frame: Frame, obs: dict[str, Any], state, after_event: int | None) -> None:
         """Keep the frame just read with what the watcher did and what the game expected then."""
         cal = self.calibration.current
+        typed = {"typed": self._acted["typed"]} if "typed" in self._acted else {}
         self.samples.keep(frame.image, {
-            "why": list(dict.fromkeys(self._acted["why"])), "recorded": self._acted["recorded"],
+            "why": list(dict.fromkeys(self._acted["why"])), "recorded": self._acted["recorded"], **typed,
             "game": state.game, "hand": state.hand, "after_event": after_event,
             "expected": {"break": [state.brk.wall, state.brk.stack] if state.brk else None,
                          "prevalent": state.prevalent, "east": state.east, "dealer": state.dealer,
@@ -411,6 +414,7 @@ class TableWatcher(Worker):
         if mem.dice is None or state.phase != "throw" or (mark != mem.throws and _latest_throw_source(state) not in (None, "camera")):
             # The first look (dice left from before a restart), dice lying about during play, or
             # dice the box or a phone has just reported (or a throw a player undid): known dice.
+            self._disagrees(state, dice, mark)
             self._take_dice(sig, positions, mark, seen)
             return
         if sig == mem.dice or not dice:
@@ -451,6 +455,18 @@ class TableWatcher(Worker):
                 self._warn("dice_unsure", f"Die {i + 1} reads {faces[i]}, but the camera is not sure: "
                               "check it, and correct the throw if it is wrong", die=i, face=faces[i], faces=faces,
                               event=recorded.id)
+
+    def _disagrees(self, state, dice: list[dict], mark: tuple) -> None:
+        """Dice typed on a phone (or by hand) that the camera reads otherwise, as many and none
+        cocked: the typed faces are the truth, so the scene is a labelled sample of a misreading
+        (kept once a throw; nothing is recorded or said, the players' word stands)."""
+        typed = state.throws[-1] if state.throws and state.throw_sources[-1] in ("phone", "manual") else None
+        if (typed is None or mark == self.memory.disagreed or len(dice) != len(typed)
+                or any(d["cocked"] for d in dice) or sorted(d["face"] for d in dice) == sorted(typed)):
+            return
+        self.memory.disagreed = mark
+        self._acted["why"].append("dice_disagree")
+        self._acted["typed"] = list(typed)
 
     def _take_dice(self, sig: tuple, positions: list, mark: tuple, faces: list[int]) -> None:
         self.memory.dice, self.memory.dice_positions, self.memory.throws = sig, positions, mark

@@ -471,3 +471,37 @@ def test_a_still_scene_with_nothing_to_say_keeps_no_sample(tmp_path, table, watc
     image, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))  # walls built, no dice
     assert still_frames(watcher, image) is not None
     assert watcher.samples.names() == []
+
+
+def test_dice_read_otherwise_than_a_phone_typed_them_are_kept_once_as_a_labelled_sample(tmp_path, table, watcher):
+    """The typed faces are the truth: the scene is a sample of a misreading, kept once for the
+    throw; nothing is recorded or said (the players' word stands)."""
+    import json
+
+    from companion.vision.samples import SampleKeeper
+
+    watcher.samples = SampleKeeper(tmp_path / "samples", 10)
+    empty, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
+    still_frames(watcher, empty)
+    table.record(DiceThrown(faces=[3, 6], source="phone"))
+    throw_into_view(watcher, table, [(3, False), (5, False)], start=10.0)  # dice showing 3 and 5
+    [name] = watcher.samples.names()
+    record = json.loads((tmp_path / "samples" / f"{name}.json").read_text())
+    assert record["why"] == ["dice_disagree"] and record["typed"] == [3, 6] and record["recorded"] == []
+    assert sorted(d["face"] for d in record["read"]["dice"]) == [3, 5]
+    assert table.state.throws == [[3, 6]] and not [m for m in watcher.heard if m.topic == "warning"]
+    moved = scene_for_state(table.state, watcher.settings, dice_shown=[(3, False), (5, False)],
+                            hands=[Hand(x=10, y=10, angle=180, height=10)])  # another still scene, same dice
+    still_frames(watcher, render(moved)[0], start=30.0)
+    assert len(watcher.samples.names()) == 1
+
+
+def test_dice_read_as_a_phone_typed_them_keep_no_sample(tmp_path, table, watcher):
+    from companion.vision.samples import SampleKeeper
+
+    watcher.samples = SampleKeeper(tmp_path / "samples", 10)
+    empty, _ = render(scene_for_state(table.state, watcher.settings, dice_shown=[]))
+    still_frames(watcher, empty)
+    table.record(DiceThrown(faces=[5, 3], source="phone"))
+    throw_into_view(watcher, table, [(3, False), (5, False)], start=10.0)
+    assert watcher.samples.names() == []
