@@ -2,8 +2,8 @@
 
 The camera reads real tables in ways a rendered one cannot show (real tiles, real light, real
 walls), and such photos are what the readers lack most. So each still scene on which the table
-watcher recorded something or warned (`companion.vision.watch`) is kept: the frame as
-NAME.jpg and NAME.json with what was read, why it was kept and what the game expected then.
+watcher recorded something or warned (`companion.vision.watch`), or whose dice it read
+otherwise than a phone typed them, is kept: the frame as NAME.jpg and NAME.json with what was read, why it was kept and what the game expected then.
 Nothing leaves the companion: the host downloads them as one zip (Settings -> Camera samples)
 or copies the folder. In the zip each sample also carries what the players did next in the game
 log ("afterwards": a throw or a break of the camera's undone or corrected means it read wrong),
