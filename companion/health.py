@@ -378,6 +378,20 @@ def check_corners(settings: Settings) -> Check:
                  {**details, **saved})
 
 
+def check_samples(settings: Settings) -> Check:
+    """The camera samples kept for whoever improves the reading (`vision/samples.py`): how many, how big."""
+    from companion.vision.samples import SampleKeeper, samples_path
+
+    limit = settings.vision.keep_samples
+    keeper = SampleKeeper(samples_path(settings.data_path), limit)
+    got = keeper.summary()
+    details = {"path": str(keeper.folder), **got}
+    if limit == 0:
+        return Check("samples", "ok", "no camera samples are kept ([vision] keep_samples = 0)", details)
+    return Check("samples", "ok", f"{got['count']} camera samples kept ({_mib(got['bytes'])}, at most {limit}) "
+                 f"in {keeper.folder}: the host downloads them from Settings -> Camera samples", details)
+
+
 _models_lock = threading.Lock()
 _models_check: Check | None = None
 
@@ -406,6 +420,7 @@ def live_report(services) -> HealthReport:
         models_once(),
         check_taught(s),
         check_corners(s),
+        check_samples(s),
     ], source="service")
 
 
@@ -421,4 +436,5 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         check_models(),
         check_taught(settings),
         check_corners(settings),
+        check_samples(settings),
     ], source="standalone")

@@ -52,7 +52,7 @@ def test_json_report(tmp_path, scenes):
     data = json.loads(r.output)
     assert data["ok"] is True and data["source"] == "standalone"
     assert [c["name"] for c in data["checks"]] == ["camera", "dice", "gpio", "disk", "game log", "table codes",
-                                                   "models", "taught set", "corners"]
+                                                   "models", "taught set", "corners", "samples"]
     assert "tile_classifier.onnx" in data["checks"][6]["details"]["files"]
     assert data["checks"][0]["details"]["resolution"] == [128, 72]
 
@@ -346,3 +346,16 @@ def test_table_corners_set_by_hand_are_reported_and_a_damaged_file_is_a_warning(
     corners.write_text("{")
     r = doctor(tmp_path)
     assert "WARN  corners" in r.output and "cannot be read" in r.output and "Works, with warnings." in r.output
+
+
+def test_the_camera_samples_kept_are_reported(tmp_path):
+    import numpy as np
+
+    from companion.vision.samples import SampleKeeper, samples_path
+
+    r = doctor(tmp_path)
+    assert "OK    samples     0 camera samples kept (0.0 MiB, at most 60)" in r.output
+    SampleKeeper(samples_path(tmp_path / "data"), 60).keep(np.zeros((72, 128, 3), np.uint8), {"why": ["dice"]})
+    r = doctor(tmp_path, "--json")
+    [check] = [c for c in json.loads(r.output)["checks"] if c["name"] == "samples"]
+    assert check["details"]["count"] == 1 and check["details"]["bytes"] > 0
