@@ -185,3 +185,19 @@ def test_training_dice_include_pips_that_differ_only_in_colour_and_the_table_dic
     table = [DieLook.of(SimpleNamespace(colour=c, turn=t, face=f, x=x, y=0.0))
              for c in range(7) for t in range(4) for f in range(1, 7) for x in range(5)]
     assert not any(by_colour(lk) for lk in table)
+
+
+def test_another_frame_of_the_same_scene_differs_by_its_sensor_noise_alone():
+    import numpy as np
+
+    from companion.vision.render.draw import render
+    from companion.vision.render.scenes import random_scene
+
+    sc = random_scene(3, "hard")
+    first, truth = render(sc)
+    assert np.array_equal(render(sc, frame=0)[0], first)  # the bench's picture stays as it was
+    second, truth2 = render(sc, frame=1)
+    assert truth2 == truth
+    diff = second.astype(float) - first.astype(float)
+    assert 0 < np.abs(diff).mean() < 3 * sc.look.noise  # noise, not a moved scene
+    assert abs(diff.mean()) < 0.5

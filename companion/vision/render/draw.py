@@ -148,8 +148,11 @@ def _light(normal: np.ndarray) -> float:
 # --- the scene -----------------------------------------------------------------------------------
 
 
-def render(scene: Scene) -> tuple[np.ndarray, dict]:
-    """The camera image (BGR uint8) of `scene` and its pixel ground truth (dice boxes, markers)."""
+def render(scene: Scene, frame: int = 0) -> tuple[np.ndarray, dict]:
+    """The camera image (BGR uint8) of `scene` and its pixel ground truth (dice boxes, markers).
+
+    `frame`: which of the camera's frames of the unchanged scene: each has its own sensor noise
+    (frame 0 draws it as `render` always did, so scene sets keep their pictures)."""
     rng = np.random.default_rng(scene.seed)
     view = make_view(scene.camera, scene.table_size)
     w, h = view.size
@@ -231,7 +234,7 @@ def render(scene: Scene) -> tuple[np.ndarray, dict]:
         x, y = (marker.x, marker.y) if in_box else (scene.wind.x, scene.wind.y)
         truth["hidden"]["wind"] = _covered(hands, view, x, y, 4.0 if in_box else 0.5, 1.8)
 
-    img = _finish(img, scene, rng)
+    img = _finish(img, scene, rng if frame == 0 else np.random.default_rng([scene.seed, frame]))
     return img, truth
 
 
