@@ -12,7 +12,8 @@ which makes it a labelled example.
 At most `limit` samples are kept (`[vision] keep_samples`, 0: none), the oldest going first.
 Each file is written whole or not at all (a temporary file renamed), the JSON last: a sample
 counts only once its JSON is there, and a JPEG left without one by a crash goes at the next
-prune. A folder that cannot be written (a full card) loses the sample, never the game.
+prune; a JSON a power cut left damaged is left out of the zip. A folder that cannot be written
+(a full card) loses the sample, never the game.
 """
 
 from __future__ import annotations
@@ -166,11 +167,10 @@ class SampleKeeper:
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all. Not synced: a sample lost to a power cut costs nothing, while a sync
+    would make the game log's own writes wait behind it on an SD card."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    tmp.write_bytes(data)
     os.replace(tmp, path)
 
 

@@ -44,8 +44,8 @@ from companion.rules.variant import Variant
 from companion.vision.calibrate import CalibrationError, CalibrationTracker, manual
 from companion.vision.corners import clear_corners, corners_path, load_corners, save_corners
 from companion.vision.dice import UNSURE_FACE_P
-from companion.vision.samples import SampleKeeper, samples_path
 from companion.vision.geometry import TileSize
+from companion.vision.samples import SampleKeeper, samples_path
 from companion.vision.scene import SceneSettings, analyse, warm_up
 from companion.worker import Worker
 
@@ -280,20 +280,20 @@ class TableWatcher(Worker):
         self.observations += 1
         self.hub.publish("observation", obs)
         self._status(True)
-        records = self.table.records()
         self._acted = {"why": [], "recorded": []}
         self.check(obs)
         if self.samples is not None and (self._acted["why"] or self._acted["recorded"]):
-            self._keep_sample(frame, obs, state, records[-1].id if records else None)
+            self._keep_sample(frame, obs, state)
         return obs
 
-    def _keep_sample(self, frame: Frame, obs: dict[str, Any], state, after_event: int | None) -> None:
-        """Keep the frame just read with what the watcher did and what the game expected then."""
+    def _keep_sample(self, frame: Frame, obs: dict[str, Any], state) -> None:
+        """Keep the frame just read with what the watcher did and what the game expected then
+        (`state`: the game as it stood before the check recorded anything)."""
         cal = self.calibration.current
         typed = {"typed": self._acted["typed"]} if "typed" in self._acted else {}
         self.samples.keep(frame.image, {
             "why": list(dict.fromkeys(self._acted["why"])), "recorded": self._acted["recorded"], **typed,
-            "game": state.game, "hand": state.hand, "after_event": after_event,
+            "game": state.game, "hand": state.hand, "after_event": state.last_event,
             "expected": {"break": [state.brk.wall, state.brk.stack] if state.brk else None,
                          "prevalent": state.prevalent, "east": state.east, "dealer": state.dealer,
                          "variant": state.variant.name},
