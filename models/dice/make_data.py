@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 
 sys.path.insert(0, str(Path(__file__).parent))
+import synth  # noqa: E402
 from synth import table_view, tray_photo  # noqa: E402
 
 
@@ -105,12 +106,15 @@ if __name__ == "__main__":
     ap.add_argument("--table", type=int, default=1500)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "build")
     ap.add_argument("--jobs", type=int, default=1, help="processes that render (the pictures do not change)")
+    ap.add_argument("--lean-on-die", type=float, default=0.0,
+                    help="share of cocked dice on the table views leaned on another die (synth.LEAN_ON_DIE)")
     art_cache = ap.add_mutually_exclusive_group()
     art_cache.add_argument("--record-art", type=Path, metavar="DIR", help="keep the tile designs drawn in DIR")
     art_cache.add_argument("--replay-art", type=Path, metavar="DIR",
                            help="draw the tile designs from DIR (no render extra needed)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    synth.LEAN_ON_DIE = args.lean_on_die  # before the renderers fork
     if args.record_art:
         record_art(args.record_art)
     elif args.replay_art:

@@ -135,6 +135,10 @@ def test_a_cocked_die_leans_on_the_nearest_wall_or_die():
     other = Die(face=5, x=cx + 3, y=cy + r - 7)
     by_die = lean(die, layout, [other])  # the other die is nearer than the wall
     assert by_die.y == pytest.approx(other.y + other.size / 2 + reach, abs=0.1) and by_die.x == pytest.approx(die.x)
+    far = Die(face=5, x=cx - 10, y=cy)  # the wall is nearer, but a die is asked for
+    on_die = lean(die, layout, [far], dice_only=True)
+    assert math.hypot(on_die.x - far.x, on_die.y - far.y) == pytest.approx(far.size / 2 + reach, abs=0.1)
+    assert lean(die, layout, [], dice_only=True) is None  # no die to lean on
     # no room beside anything: nothing to lean on
     blocked = [(die.x, cy + r - 1.5, 1.9), (die.x, cy - r + 1.5, 1.9), (cx + r - 1.5, die.y, 1.9), (cx - r + 1.5, die.y, 1.9)]
     assert lean(die, layout, [], taken=blocked) is None

@@ -144,7 +144,7 @@ def _free(x: float, y: float, taken: list[tuple[float, float, float]], r: float)
 
 
 def lean(die: Die, layout: TableLayout, others: list[Die] = (), taken: list[tuple[float, float, float]] = (),
-         wall_face=None) -> Die | None:
+         wall_face=None, dice_only: bool = False) -> Die | None:
     """`die` cocked the only way a die comes to rest cocked (R18): tipped onto an edge, leaning
     against the nearest standing wall or other die. None when there is no room beside any of them.
 
@@ -152,14 +152,14 @@ def lean(die: Die, layout: TableLayout, others: list[Die] = (), taken: list[tupl
     spot excepted).
     `wall_face(side, x, y)`: how far from the centre the inner face of the wall on `side` lies
     beside the table point (x, y), or None where no stack stands there (default: whole walls at
-    `layout.inner`). The die falls towards its local −y side (`render.dice.die_cuboid`), so its
+    `layout.inner`). `dice_only`: lean on one of `others`, never on a wall. The die falls towards its local −y side (`render.dice.die_cuboid`), so its
     raised edge, the one that rests on the support, lies (size / 2)(cos tilt + sin tilt) from
     its centre that way."""
     cx, cy = layout.centre
     t = math.radians(die.tilt)
     reach = die.size / 2 * (math.cos(t) + math.sin(t)) + 0.05
     options = []  # (contact point, unit direction from the die to it, the support's own spot)
-    for side in SIDES:
+    for side in () if dice_only else SIDES:
         nx, ny = (-v for v in WALL_FRAMES[side].inward)
         at = layout.inner if wall_face is None else wall_face(side, die.x, die.y)
         if at is not None:
