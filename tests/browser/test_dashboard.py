@@ -357,8 +357,8 @@ def test_history_times_follow_the_page_language_not_the_browsers(live, browsers)
     join(phone, base, seat=0)
     services.table.record(DiceThrown(faces=[3, 4], source="sim"))
     phone.get(f"{base}/history")
-    wait(phone).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")) >= 2)
-    times = [e.text for e in phone.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")]
+    times = wait(phone).until(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")]
+                              if len(d.find_elements(By.CSS_SELECTOR, "#log li[data-event] .muted")) >= 2 else None)
     assert all(re.fullmatch(r"#\d+ \d{2}:\d{2}", t) for t in times), times  # German: 14:05, no AM/PM
 
 
@@ -391,7 +391,7 @@ def test_a_spectator_watches_live_but_cannot_write(live, browsers):
     services.table.record(DiceThrown(faces=[3, 4], source="sim"))  # the table moves on: the spectator sees it
     wait(watcher, 2.0).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, '[data-bind="last-dice"]'), "3 + 4"))
     # where the dice came from is said with them, so that a camera misread is noticed
-    assert "virtual dice box" in watcher.find_element(By.CSS_SELECTOR, '[data-bind="last-dice"]').text
+    assert "virtual dice box" in text(watcher, '[data-bind="last-dice"]')
 
 
 def test_screenshots_and_small_screens(live, browsers):
