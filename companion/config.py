@@ -203,8 +203,10 @@ class VisionSettings(_Section):
             raise ValueError("table_size_cm must be [width, depth], each at least 30")
         if len(self.tile_cm) != 3 or min(self.tile_cm) <= 0:
             raise ValueError("tile_cm must be [width, depth, thickness] in cm")
-        if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0 or self.keep_samples < 0:
-            raise ValueError("still_seconds, warn_tiles_left, keep_samples must be >= 0 and fps > 0")
+        if self.still_seconds < 0 or self.fps <= 0 or self.warn_tiles_left < 0:
+            raise ValueError("still_seconds, warn_tiles_left must be >= 0 and fps > 0")
+        if self.keep_samples < 0:
+            raise ValueError("keep_samples must be 0 (keep none) or more")
         if self.camera_height_cm is not None and not 20 <= self.camera_height_cm <= 400:
             raise ValueError("camera_height_cm must be the lens's height over the table, 20-400 cm "
                              "(leave it out to estimate it from the markers)")

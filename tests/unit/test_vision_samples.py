@@ -89,3 +89,14 @@ def test_clear_deletes_them_all(tmp_path):
         keep(keeper, i)
     assert keeper.clear() == 3
     assert keeper.names() == [] and list(tmp_path.iterdir()) == []
+
+
+def test_a_negative_number_of_samples_is_refused_with_the_reason():
+    import pytest
+
+    from companion.config import load_settings
+    from companion.errors import CompanionError
+
+    assert load_settings(env={}).vision.keep_samples == 60
+    with pytest.raises((CompanionError, ValueError), match="keep_samples must be 0 \\(keep none\\) or more"):
+        load_settings(env={}, overrides={"vision": {"keep_samples": -1}})
