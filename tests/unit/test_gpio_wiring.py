@@ -40,8 +40,8 @@ def test_a_custom_pin_map_is_drawn_as_configured(tmp_path):
     assert "undo button" in svg
 
 
-def test_the_readme_lists_the_default_pins():
-    readme = (DOCS.parent / "README.md").read_text()
+def test_the_pi_docs_list_the_default_pins():
+    readme = (DOCS.parent / "docs" / "raspberry-pi.md").read_text()
     d = GpioSettings()
     for pins in (d.seat_lamps, d.wind_lamps, d.seat_buttons):
         assert " " + ", ".join(map(str, pins)) + " |" in readme
