@@ -59,8 +59,14 @@ def show(ref, as_json, config_file, data_dir):
 @config_options
 def check(ref, config_file, data_dir):
     """Check a variant file; explains the first error and names its field."""
+    from companion.scoring import ScoringUnavailable, check_variant
+
     try:
         v = load_variant(ref, settings_from(config_file, data_dir).variant_dirs)
+        try:
+            scoring = f"{check_variant(v)} scoring"
+        except ScoringUnavailable as e:
+            scoring = str(e)
     except CompanionError as e:
         raise fail(e) from None
-    click.echo(f"{ref}: OK — {v.title}, {v.tiles.total} tiles, {v.stacks_per_wall} stacks per wall")
+    click.echo(f"{ref}: OK — {v.title}, {v.tiles.total} tiles, {v.stacks_per_wall} stacks per wall, {scoring}")

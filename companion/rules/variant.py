@@ -262,6 +262,10 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     settlement: Settlement = msgspec.field(default_factory=ClassicalSettlement)
     #: the variant's customary words shown to players, e.g. {E = "Ton"} for riichi
     terms: dict[str, str] = msgspec.field(default_factory=dict)
+    #: `[scoring]`: how a hand is scored. `system` (classical, german, mcr, riichi, hongkong;
+    #: default: the settlement method) and that system's own settings, which companion.scoring
+    #: validates (`companion variants check` names a bad field)
+    scoring_rules: dict[str, Any] = msgspec.field(default_factory=dict, name="scoring")
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", self.name):
