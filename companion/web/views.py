@@ -160,11 +160,14 @@ def table_view():
     viewer = current_viewer()
     if not can_read(viewer):
         return redirect(url_for("views.join_page"))
-    wind = request.args.get("view", "E")
-    wind = wind if wind in WINDS else "E"
+    # the screen stands beside one player's chair (chosen on the screen, kept by its browser):
+    # the wall is drawn from that player's seat wind now, so it stays put as the dealer changes
+    raw = request.args.get("side", "0")
+    side = int(raw) if raw in ("0", "1", "2", "3") else 0
     state = services().table.state
+    wind = state.seat_wind(side) if state else "E"
     dice = services().find("dice")
-    return page("table.html", viewer_wind=wind, wall=wall_svg(state, wind) if state else "", legend=legend(),
+    return page("table.html", viewer_wind=wind, side=side, wall=wall_svg(state, wind) if state else "", legend=legend(),
                 can_roll=callable(getattr(dice, "press_roll", None)),
                 table_code=web().access.table_code if shows_code(viewer) else None,
                 join_link=join_url() if shows_code(viewer) else None)
@@ -216,10 +219,18 @@ def new_code_form():
 
 @views.get("/wall.svg")
 def wall():
-    """The wall diagram from `view`'s seat (default: this phone's own seat)."""
+    """The wall diagram from `view`'s seat wind, or from where player `seat` sits (a table screen
+    beside that player's chair), default this phone's own seat: both follow the winds as the
+    dealer changes, since they are worked out from the state at each request."""
     viewer = require_read()
     state = services().table.require_state()
-    wind = request.args.get("view") or _viewer_wind(viewer)
+    side = request.args.get("seat")
+    if side is not None:
+        if side not in ("0", "1", "2", "3"):
+            raise WebError(400, "bad_request", _("seat must be one of 0, 1, 2, 3"))
+        wind = state.seat_wind(int(side))
+    else:
+        wind = request.args.get("view") or _viewer_wind(viewer)
     if wind not in WINDS:
         raise WebError(400, "bad_request", _("view must be one of E, S, W, N"))
     return Response(str(wall_svg(state, wind, you=viewer.player)), mimetype="image/svg+xml",

