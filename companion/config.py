@@ -283,6 +283,81 @@ class GpioSettings(_Section):
                 for name, pin in self._pins() if pin in SHARED_PINS]
 
 
+_MQTT_URL = re.compile(r"(mqtts?)://([^/:?#\s]+)(?::(\d{1,5}))?/?")
+#: a table id goes into MQTT topic names: no "/", "+", "#" and nothing a file name or a URL must escape
+_TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+
+
+def parse_broker(url: str) -> tuple[str, int, bool]:
+    """(host, port, tls) of an MQTT broker URL: mqtt://host[:1883] or mqtts://host[:8883]."""
+    m = _MQTT_URL.fullmatch(url.strip())
+    if not m:
+        raise ValueError(f"broker {url!r}: give the broker as mqtt://HOST:PORT (or mqtts://HOST:PORT for TLS)")
+    tls = m.group(1) == "mqtts"
+    port = int(m.group(3)) if m.group(3) else (8883 if tls else 1883)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"broker {url!r}: port must be between 1 and 65535")
+    return m.group(2), port, tls
+
+
+def check_table_id(table_id: str) -> str:
+    if not _TABLE_ID.fullmatch(table_id):
+        raise ValueError(f"table_id {table_id!r}: 1 to 32 letters, digits, '-', '_' or '.', beginning with a "
+                         "letter or digit (it is part of the MQTT topics)")
+    return table_id
+
+
+class ClubSettings(_Section):
+    """The club hub (docs/club.md): the table publishes its game log to an MQTT broker. Off while
+    `broker` is empty: the table then works exactly as on its own."""
+
+    #: the club's broker, mqtt://HOST:PORT (mqtts:// for TLS); empty: no club
+    broker: str = ""
+    #: this table's name in the club (part of the topics): "1", "table-7", "A3"
+    table_id: str = ""
+    #: the broker login of this table (docs/club.md makes one per table); empty: anonymous
+    username: str = ""
+    password: str = ""
+    #: TLS to the broker (also implied by mqtts://); `ca_file` names the club's CA where it is not a public one
+    tls: bool = False
+    ca_file: str = ""
+    #: seconds without the hub acknowledging what was sent before it is sent again from the last ack
+    resend_after: float = 5.0
+    #: events sent ahead of the hub's acknowledgement (go-back-N window)
+    window: int = 100
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.broker:
+            try:
+                parse_broker(self.broker)
+            except ValueError as e:
+                problems.append(str(e))
+            if not self.table_id:
+                problems.append("table_id is needed with a broker: the table's name in the club")
+        if self.table_id:
+            try:
+                check_table_id(self.table_id)
+            except ValueError as e:
+                problems.append(str(e))
+        if self.password and not self.username:
+            problems.append("a password needs its username")
+        if not 0.5 <= self.resend_after <= 600:
+            problems.append("resend_after must be 0.5-600 seconds")
+        if not 1 <= self.window <= 10_000:
+            problems.append("window must be 1-10000 events")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+    @property
+    def use_tls(self) -> bool:
+        return self.tls or parse_broker(self.broker)[2]
+
+
 class Settings(_Section):
     #: where the game log and house-rule variants live; survives upgrades
     data_dir: str = ""
@@ -292,6 +367,7 @@ class Settings(_Section):
     camera: CameraSettings = msgspec.field(default_factory=CameraSettings)
     gpio: GpioSettings = msgspec.field(default_factory=GpioSettings)
     vision: VisionSettings = msgspec.field(default_factory=VisionSettings)
+    club: ClubSettings = msgspec.field(default_factory=ClubSettings)
 
     @property
     def data_path(self) -> Path:

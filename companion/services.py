@@ -28,6 +28,7 @@ ADAPTER_BUILDERS: list[str] = [
     "companion.hardware.camera.service:build_camera",
     "companion.vision.watch:build",  # after the camera: watches the table, cross-checks with the game
     "companion.hardware.gpio.panel:build_panel",
+    "companion.club.publisher:build",  # only with a [club] broker: the log published to the club's hub
 ]
 
 

@@ -215,6 +215,19 @@ class EventStore:
             row = self._db.execute("SELECT reason FROM refused_rolls WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def set_club_acked(self, club: str, acked: int) -> None:
+        """Remember the hub's acknowledgement for `club` (companion/club: broker and table id)."""
+        with self._locked("write to"):
+            self._db.execute("INSERT INTO club_acks (club, acked, at) VALUES (?, ?, ?) ON CONFLICT (club) "
+                             "DO UPDATE SET acked = excluded.acked, at = excluded.at",
+                             (club, acked, datetime.now(timezone.utc).isoformat()))
+
+    def club_acked(self, club: str) -> int:
+        """The last acknowledgement heard from the hub of `club`; 0 when none was."""
+        with self._locked("read"):
+            row = self._db.execute("SELECT acked FROM club_acks WHERE club = ?", (club,)).fetchone()
+        return row[0] if row else 0
+
     # --- reading ------------------------------------------------------------------------------
     def _record(self, row) -> Recorded:
         return _record(row)
@@ -247,6 +260,18 @@ class EventStore:
         with self._locked("read"):
             rows = self._db.execute(sql, args).fetchall()
         return [self._record(r) for r in rows]
+
+    def raw_events(self, *, after: int = 0, limit: int = 100) -> list[tuple[int, int, str, str]]:
+        """(id, game, at, payload) of the events with id > `after`, oldest first, as stored: for
+        sending the log on (companion/club) without decoding and encoding every event again."""
+        with self._locked("read"):
+            return self._db.execute("SELECT id, game, at, payload FROM events WHERE id > ? ORDER BY id LIMIT ?",
+                                    (after, limit)).fetchall()
+
+    def last_id(self) -> int:
+        """The id of the newest event in the log (0 when empty)."""
+        with self._locked("read"):
+            return self._db.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0]
 
     def integrity_check(self) -> str:
         with self._locked("check"):
