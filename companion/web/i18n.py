@@ -9,6 +9,10 @@ that `pip install -e .` needs no extra step (`babel.cfg` and the README say how 
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
+from babel.support import Translations
 from flask import Flask, request, session
 from flask_babel import Babel, get_locale, lazy_gettext, gettext as _
 
@@ -17,6 +21,7 @@ from companion.errors import CompanionError
 #: code -> the language's own name (what the switch shows)
 LANGUAGES: dict[str, str] = {"en": "English", "cs": "Čeština", "de": "Deutsch", "fr": "Français"}
 
+_WIND_ENGLISH = {"E": "East", "S": "South", "W": "West", "N": "North"}
 WIND_LABELS = {"E": lazy_gettext("East"), "S": lazy_gettext("South"), "W": lazy_gettext("West"), "N": lazy_gettext("North")}
 SUIT_LABELS = {"m": lazy_gettext("Characters"), "p": lazy_gettext("Circles"), "s": lazy_gettext("Bamboo")}
 DRAGON_LABELS = (lazy_gettext("White dragon"), lazy_gettext("Green dragon"), lazy_gettext("Red dragon"))
@@ -52,10 +57,64 @@ def error_message(e: BaseException) -> str:
 
 
 def wind_name(wind: str, terms: dict[str, str] | None = None) -> str:
-    """The seat or prevalent wind as the variant calls it, else in the phone's language."""
-    if terms and terms.get(wind):
-        return terms[wind]
+    """The seat or prevalent wind in the phone's language, for sentences and labels: a variant's
+    own word inside another language's sentence reads as a slip ("Süd" in English); `wind_label`
+    adds it where a wind stands alone. (`terms` is accepted for the callers that pass it.)"""
     return str(WIND_LABELS.get(wind, wind))
+
+
+@functools.cache
+def _wind_words() -> dict[str, frozenset[str]]:
+    """Each wind's word in every language of the dashboard (casefolded), from the catalogs."""
+    folder = Path(__file__).parent / "translations"
+    words: dict[str, set[str]] = {w: {english.casefold()} for w, english in _WIND_ENGLISH.items()}
+    for lang in LANGUAGES:
+        if lang == "en":
+            continue
+        catalog = Translations.load(str(folder), [lang])
+        for w, english in _WIND_ENGLISH.items():
+            words[w].add(catalog.gettext(english).casefold())
+    return {w: frozenset(v) for w, v in words.items()}
+
+
+def variant_term(wind: str, terms: dict[str, str] | None) -> str | None:
+    """The variant's customary word for a wind (riichi's "Ton") where it is more than a
+    translation: German house rules' "Süd" is only the German word, said in German anyway."""
+    term = (terms or {}).get(wind)
+    if not term or term.casefold() in _wind_words().get(wind, frozenset()):
+        return None
+    return term
+
+
+def wind_label(wind: str, terms: dict[str, str] | None = None) -> str:
+    """A wind standing alone (a seat, the prevalent wind's disc): the phone's word, with the
+    variant's customary word after it: "East (Ton)", "Ost (Ton)"."""
+    term = variant_term(wind, terms)
+    return f"{wind_name(wind)} ({term})" if term else wind_name(wind)
+
+
+#: the built-in variants' titles (their files' `title`), in the phone's language
+VARIANT_TITLES = {"Classical Chinese": lazy_gettext("Classical Chinese"),
+                  "German home rules": lazy_gettext("German home rules"),
+                  "Japanese riichi": lazy_gettext("Japanese riichi"),
+                  "Mahjong Competition Rules (MCR)": lazy_gettext("Mahjong Competition Rules (MCR)"),
+                  "Hong Kong": lazy_gettext("Hong Kong")}
+
+
+def variant_title(title: str) -> str:
+    """A variant's title in the phone's language; a house rule's own title as the club wrote it."""
+    return str(VARIANT_TITLES.get(title, title))
+
+
+#: the names a game gets when nobody has typed any (config `[game] players`' default)
+PLACEHOLDER_NAMES = frozenset({"East", "South", "West", "North"})
+
+
+def seat_player(wind: str, player: str, terms: dict[str, str] | None = None) -> str:
+    """"East · Ann"; a seat whose player has no name yet is not called "East · East"."""
+    if player in PLACEHOLDER_NAMES:
+        return _("%(wind)s · no name yet", wind=wind_label(wind, terms))
+    return f"{wind_label(wind, terms)} · {player}"
 
 
 def tile_name(code: str, terms: dict[str, str] | None = None) -> str:
@@ -64,8 +123,8 @@ def tile_name(code: str, terms: dict[str, str] | None = None) -> str:
         n, kind = int(code[0]), code[1]
         if kind in SUIT_LABELS and 1 <= n <= 9:
             return f"{SUIT_LABELS[kind]} {n}"
-        if kind == "z" and 1 <= n <= 4:
-            return wind_name("ESWN"[n - 1], terms)
+        if kind == "z" and 1 <= n <= 4:  # a tile is named as the table names it ("Nan")
+            return variant_term("ESWN"[n - 1], terms) or wind_name("ESWN"[n - 1])
         if kind == "z" and 5 <= n <= 7:
             return str(DRAGON_LABELS[n - 5])
         if kind == "f" and 1 <= n <= 4:
@@ -181,10 +240,17 @@ def client_strings() -> dict[str, str]:
         "riichi_declared": _("Declared riichi"),
         "camera_alt": _("Live camera view of the table"),
         **{f"wind_{w}": str(label) for w, label in WIND_LABELS.items()},
+        # a variant's own word for a wind is shown beside the phone's (app.js windLabel) unless it is
+        # only the wind's name in one of the dashboard's languages
+        **{f"wind_words_{w}": "|".join(sorted(words)) for w, words in _wind_words().items()},
+        "placeholder_names": "|".join(sorted(PLACEHOLDER_NAMES)),
+        **{f"title_{english}": str(title) for english, title in VARIANT_TITLES.items()},
+        "won_self": _("%(winner)s won, self-drawn"),
     }
 
 
 def install(app: Flask) -> None:
     Babel(app, locale_selector=select_locale)
-    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, wind_name=wind_name, tile_name=tile_name,
+    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, wind_name=wind_name, wind_label=wind_label,
+                                 variant_title=variant_title, seat_player=seat_player, tile_name=tile_name,
                                  counter_name=counter_name, current_language=current_language)

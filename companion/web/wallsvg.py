@@ -13,7 +13,7 @@ from flask_babel import gettext as _
 from companion.game.fold import GameState
 from companion.rules.diagram import cell_marks
 from companion.rules.wall import Square
-from companion.web.i18n import wind_name
+from companion.web.i18n import wind_label, wind_name
 
 CELL = 20
 MARGIN = 26  # room for stack numbers outside the square
@@ -128,7 +128,7 @@ def _seat_labels(state: GameState, square: Square, viewer: str, you: int | None)
     for seat, x, y, rot in ((bottom, mid, far, 0), (top, mid, near, 0),
                             (left, near - CELL * 0.2, mid, -90), (right, far - CELL * 0.2, mid, 90)):
         player = state.rotation.player_at(seat)
-        label = f"{wind_name(seat, state.variant.terms)} · {state.players[player]}"
+        label = f"{wind_label(seat, state.variant.terms)} · {state.players[player]}"
         if player == you:
             label += f" ({_('you')})"
         extra = " east" if seat == "E" else ""

@@ -96,8 +96,10 @@ def test_two_phones_join_by_code_see_each_others_result_within_a_second_and_undo
     assert int(bob_row) > 0
     assert services.table.state.history[-1]["winner"] == "Bob"
 
-    # Bob takes it back from his toast; Ann's phone follows
-    css(bob, "#toast button").click()
+    # the Undo is offered on the phone that recorded it only (Bob was not asked); Ann takes it back
+    assert bob.find_elements(By.CSS_SELECTOR, "#toast button") == []
+    wait(ann).until(EC.presence_of_element_located((By.CSS_SELECTOR, '#toast button[data-action="undo"]')))
+    css(ann, "#toast button").click()
     wait(ann, 2.0).until(lambda d: services.table.state.history == [])
     wait(ann, 2.0).until(lambda d: all(td.text == "0" for td in d.find_elements(By.CSS_SELECTOR, "#scores td.num")))
 

@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from flask import Flask, session
 
 import companion.web
-from companion.web.i18n import LANGUAGES, install, select_locale, tile_name, wind_name
+from companion.web.i18n import LANGUAGES, install, select_locale, tile_name, wind_label, wind_name
 
 WEB = Path(companion.web.__file__).parent
 ROOT = WEB.parent.parent
@@ -103,10 +103,15 @@ def test_manual_choice_beats_the_browser(app):
 def test_winds_and_tiles_in_the_variants_words_or_the_phones_language(app):
     riichi = {"E": "Ton", "S": "Nan", "W": "Shaa", "N": "Pei"}
     with app.test_request_context(headers={"Accept-Language": "de"}):
-        assert wind_name("S") == "Süd" and wind_name("S", riichi) == "Nan"
+        # in sentences the phone's word; standing alone, the variant's own word beside it (not a
+        # word that is only a translation: German house rules' "Süd" on an English phone)
+        assert wind_name("S") == "Süd" and wind_name("S", riichi) == "Süd"
+        assert wind_label("S", riichi) == "Süd (Nan)" and wind_label("S", {"S": "Süd"}) == "Süd"
         assert tile_name("3p") == "Kreise 3" and tile_name("2z", riichi) == "Nan" and tile_name("7z") == "Roter Drache"
     with app.test_request_context(headers={"Accept-Language": "cs"}):
         assert wind_name("N") == "Sever" and tile_name("1f") == "Květina 1"
+    with app.test_request_context(headers={"Accept-Language": "en"}):
+        assert wind_label("S", {"S": "Süd"}) == "South" and wind_label("E", {"E": "Ost"}) == "East"
     with pytest.raises(ValueError):
         tile_name("0x")
 

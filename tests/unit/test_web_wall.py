@@ -72,7 +72,14 @@ def test_riichi_split_shows_the_dora_indicator_and_uses_the_variant_words():
     state = state_after("riichi", (2, 3))
     svg = str(wall_svg(state, "S", you=1))
     assert "stack dora" in svg
-    assert "Nan · Bob (you)" in svg and "Ton · Ann" in svg  # riichi's own wind names (variant terms)
+    # riichi's own wind names (variant terms) beside the phone's words
+    assert "South (Nan) · Bob (you)" in svg and "East (Ton) · Ann" in svg
+
+
+def test_a_variants_word_that_is_only_a_translation_is_not_put_into_another_language():
+    state = state_after("german", (2, 3))  # its terms are the German words: Ost, Süd, West, Nord
+    svg = str(wall_svg(state, "S", you=1))
+    assert "South · Bob (you)" in svg and "Süd" not in svg
 
 
 def test_text_description_names_the_break_and_escapes_names():

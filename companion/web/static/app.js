@@ -29,9 +29,23 @@
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
   };
-  const windName = (w) => (state && state.variant.terms && state.variant.terms[w]) || S["wind_" + w] || w;
+  // winds in the phone's language (in sentences too: "Süd" inside English reads as a slip); where a
+  // wind stands alone, the variant's customary word after it ("East (Ton)"), unless that word is
+  // only the wind's name in one of the dashboard's languages (German house rules' "Süd")
+  const windName = (w) => S["wind_" + w] || w;
+  function windLabel(w) {
+    const term = state && state.variant.terms && state.variant.terms[w];
+    const words = String(S["wind_words_" + w] || "").split("|");
+    return term && !words.includes(term.toLocaleLowerCase()) ? `${windName(w)} (${term})` : windName(w);
+  }
   const windOf = (name) => state.seat_winds[name];
-  const seatLabel = (i) => `${state.players[i]} (${windName(windOf(state.players[i]))})`;
+  // the names a game gets when nobody typed any ("East", …): a seat is not called "East (South)"
+  const placeholder = (name) => String(S.placeholder_names || "").split("|").includes(name);
+  const seatLabel = (i) => (placeholder(state.players[i]) ? windLabel(windOf(state.players[i]))
+    : `${state.players[i]} (${windLabel(windOf(state.players[i]))})`);
+  const variantTitle = () => S["title_" + state.variant.title] || state.variant.title;
+  // replaceChildren writes a null as the text "null": the steps leave out what a variant has not
+  const fill = (node, ...children) => node.replaceChildren(...children.filter((c) => c !== null && c !== undefined));
   const bind = (name, text) => $$(`[data-bind="${name}"]`).forEach((n) => { n.textContent = text; });
 
   // --- writes -----------------------------------------------------------------------------------
@@ -73,18 +87,26 @@
   window.companionPost = post;
 
   // --- messages to the player ---------------------------------------------------------------------
+  // the latest event, in the page's flow under the bar (never over a button); its Undo only on the
+  // phone that recorded it, for a while: the others were not asked and take back from the history
   let toastTimer = null;
+  const mine = new Set();  // ids of the events this page recorded
   function toast(text, undoTarget) {
     const box = $("#toast");
     if (!box) return;
     box.replaceChildren(el("span", { text }));
-    if (undoTarget && canWrite) {
-      box.append(el("button", { type: "button", class: "link-button", text: S.undo,
-        onclick: () => { post("/api/undo", { target: undoTarget }).catch(() => null); box.hidden = true; } }));
+    if (undoTarget && canWrite && mine.has(undoTarget)) {
+      box.append(el("button", { type: "button", class: "link-button", "data-action": "undo", text: S.undo,
+        onclick: (e) => { post("/api/undo", { target: undoTarget }).catch(() => null); e.target.remove(); } }));
     }
     box.hidden = false;
     clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
+    toastTimer = setTimeout(() => { $$("button", box).forEach((b) => b.remove()); }, 15000);
+  }
+  function recordedHere(answer) {
+    if (!answer || !answer.record) return;
+    mine.add(answer.record.id);
+    toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
   }
   let errorTimer = null;
   function showError(message) {
@@ -156,14 +178,14 @@
         // several winners on one discard (seed 002): "Bob, Cat won from Ann"
         const winners = [ev.winner, ...(ev.also || []).map((a) => a.winner)].map(name).join(", ");
         return ev.discarder === undefined || ev.discarder === null
-          ? fmt(S.won, { winner: winners }) + ` (${S.self_drawn})`
+          ? fmt(S.won_self, { winner: winners })
           : fmt(S.won_from, { winner: winners, from: name(ev.discarder) });
       }
       case "hand_drawn": return S.drawn;
       case "dice": return fmt(S.dice_event, { faces: ev.faces.join(" + ") });
       case "undo": return S.undone;
       case "correct": return S.corrected;
-      case "game_started": return fmt(S.started, { variant: state.variant.title });
+      case "game_started": return fmt(S.started, { variant: variantTitle() });
       case "wall_broken": return fmt(S.wall_broken, { wind: windName(ev.seat), stack: ev.stack });
       default: return ev.type;
     }
@@ -175,13 +197,13 @@
     if (!state) return;
     const myName = me === null ? null : state.players[me];
     if (myName) {
-      bind("my-wind", windName(windOf(myName)));
+      bind("my-wind", windLabel(windOf(myName)));
       bind("my-name", myName);
       $$('[data-show="i-am-east"]').forEach((n) => { n.hidden = state.dealer !== me; });
     }
-    bind("variant", state.variant.title);
+    bind("variant", variantTitle());
     bind("east", `${state.east} (${windName("E")})`);
-    bind("prevalent", windName(state.prevalent));
+    bind("prevalent", windLabel(state.prevalent));
     bind("hand", fmt(S.hand, { hand: state.hand }));
     bind("round", fmt(S.round, { wind: windName(state.prevalent) }) + " · " +
       fmt(S.round_of, { round: state.round, rounds: state.rounds }));
@@ -191,7 +213,10 @@
     bind("counter", String(state.counter));
     bind("pot", String(state.pot || 0));
     $$('[data-show="pot"]').forEach((n) => { n.hidden = !state.pot; });
-    bind("last-dice", state.last_dice ? state.last_dice.join(" + ") + lastDiceSource() : S.no_dice);
+    // this hand's dice only: the hand before's are no news once its result is in
+    const lastThrow = state.throws && state.throws.length ? state.throws[state.throws.length - 1] : null;
+    bind("last-dice", lastThrow ? lastThrow.faces.join(" + ") + lastDiceSource() : S.no_dice);
+    $$('[data-show="throw-due"]').forEach((n) => { n.hidden = !state.expected_throw; });
     bind("phase", phaseText());
     $$('[data-show="over"]').forEach((n) => { n.hidden = !state.game_over; });
     renderBreakCheck();
@@ -237,7 +262,7 @@
       const name = state.players[i];
       const w = windOf(name);
       const row = el("tr", { class: [i === me ? "me" : "", i === state.dealer ? "east" : ""].join(" ").trim() || null },
-        el("td", { class: "wind" }, el("span", { class: "wind-tile", text: windName(w) })),
+        el("td", { class: "wind" }, el("span", { class: "wind-tile", text: windLabel(w) })),
         el("th", { scope: "row", text: name + (i === me ? ` (${S.you})` : "") }),
         el("td", { class: "num", text: String(state.scores[name]) }));
       return row;
@@ -307,9 +332,9 @@
     shownStep = step;
     const focusInside = box.contains(document.activeElement);
     const riichi = state.variant.scoring === "riichi";
-    if (state.game_over) { steps.replaceChildren(el("p", { text: S.game_over })); return; }
+    if (state.game_over) { fill(steps, el("p", { text: S.game_over })); return; }
     if (pickedWinner === null) {
-      steps.replaceChildren(
+      fill(steps,
         el("p", { class: "step", id: "step-title", text: S.who_won }),
         el("div", { class: "choices", role: "group", "aria-labelledby": "step-title" },
           ...state.players.map((_, i) => el("button", { type: "button", class: "choice", "data-winner": i,
@@ -318,7 +343,7 @@
             onclick: () => pick("draw") })));
     } else if (pickedWinner === "draw") {
       const ready = state.variant.counter === "honba";
-      steps.replaceChildren(
+      fill(steps,
         el("p", { class: "step", id: "step-title", text: S.drawn }),
         ready ? ticks("ready", readyTicked, S.tenpai) : null,
         riichi ? ticks("riichi", riichiTicked, S.riichi_declared) : null,
@@ -334,7 +359,7 @@
       const win = (from) => record({ result: "win", winner, from, value: readNumber(typedValue),
         ...(riichi ? { fu: readNumber(typedFu), riichi: sorted(riichiTicked) } : {}),
         ...(alsoTicked.size ? { also: also() } : {}) });
-      steps.replaceChildren(
+      fill(steps,
         el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
         numberInput("hand-value", riichi ? S.han : S.value, typedValue, (v) => { typedValue = v; }, "1000000"),
         riichi ? numberInput("hand-fu", S.fu, typedFu, (v) => { typedFu = v; }, "200") : null,
@@ -358,7 +383,7 @@
     renderRecorder();
     post("/api/hands", result).then((answer) => {
       typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
-      toast(`${S.recorded}: ${describeEvent(answer.record)}`, answer.record.id);
+      recordedHere(answer);
     }).catch(() => {
       // refused (the reason shows at the top): back to the step, with what was typed, to mend it
       if (pickedWinner === null) { pickedWinner = picked; renderRecorder(); }
@@ -609,7 +634,7 @@
         const t = state.expected_throw;
         // R18: after a cocked throw only the cocked dice are thrown again
         const sent = t && t.rethrow && t.rethrow.length ? faces.slice(0, t.rethrow.length) : faces;
-        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }).catch(() => null);
+        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }).then(recordedHere).catch(() => null);
       });
     }
     if ("serviceWorker" in navigator && window.isSecureContext) {
