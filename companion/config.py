@@ -31,6 +31,10 @@ class _Section(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pass
 
 
+#: an address phones can open: http(s)://host[:port][/path], no query or fragment
+_PUBLIC_URL = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+(?::\d{1,5})?(?:/[^\s?#]*)?")
+
+
 class ServerSettings(_Section):
     #: address the dashboard listens on; 0.0.0.0 lets the players' phones reach it
     host: str = "0.0.0.0"
@@ -49,6 +53,10 @@ class ServerSettings(_Section):
     secure_cookies: bool = False
     #: the Pi's own screen (a browser on 127.0.0.1) shows the join QR code and table code
     local_screen_shows_code: bool = True
+    #: the address phones reach the dashboard at, for the join QR code and link (e.g.
+    #: http://mahjong.local:8080 or a proxy's https://…); empty: the Pi's own screen (a browser on
+    #: 127.0.0.1) shows the Pi's address on its network, found at each request
+    public_url: str = ""
     #: wrong codes accepted from one address per minute before it must wait (429)
     join_attempts_per_minute: int = 5
 
@@ -63,6 +71,9 @@ class ServerSettings(_Section):
                 raise ValueError(f"{field_name} must be 4 to 32 letters or digits")
         if self.join_attempts_per_minute < 1:
             raise ValueError("join_attempts_per_minute must be at least 1")
+        if self.public_url and not _PUBLIC_URL.fullmatch(self.public_url):
+            raise ValueError(f"public_url {self.public_url!r}: give the address phones open, such as "
+                             "http://mahjong.local:8080 (http:// or https://, a host, an optional port and path)")
 
 
 class GameSettings(_Section):

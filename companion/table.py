@@ -13,13 +13,15 @@ from typing import Sequence
 
 from companion.errors import GameRuleError, N_, NothingToUndo
 from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone, encode
-from companion.game.fold import GameState, check_meta, fold
+from companion.game.fold import GameState, LiveFold, check_meta
 from companion.hub import Hub
 from companion.rules.seats import WINDS
 from companion.rules.variant import Variant
 from companion.storage import EventStore
 
 DEFAULT_PLAYERS = ("East", "South", "West", "North")
+#: hand results in the state phones are sent (the latest); the History view reads the rest from the log
+HISTORY_TAIL = 8
 
 
 def check_players(players: Sequence[str]) -> list[str]:
@@ -51,10 +53,12 @@ class Table:
         self._lock = threading.RLock()
         self._records: list[Recorded] = []
         self._state: GameState | None = None
+        #: the game's state kept up to date event by event (`LiveFold`), its records and state above
+        self._fold: LiveFold | None = None
+        self._json: tuple[GameState | None, dict | None] = (None, None)
         game = store.latest_game()
         if game is not None:  # resume where the last run (or crash) left off
-            self._records = store.events(game)
-            self._state = fold(self._records)
+            self._set_fold(LiveFold(store.events(game)))
 
     @property
     def state(self) -> GameState | None:
@@ -76,8 +80,7 @@ class Table:
         event = GameStarted(variant=variant, players=check_players(players))
         with self._lock:
             record, _ = self.store.append(event)
-            self._records = [record]
-            self._state = fold(self._records)
+            self._set_fold(LiveFold([record]))
             state = self._state
         self._publish(record, state)
         return record
@@ -103,13 +106,14 @@ class Table:
                     return earlier
             if isinstance(event, (Undone, Corrected)):
                 check_meta(self._records, event)
+            assert self._fold is not None
             trial = Recorded(id=self._records[-1].id + 1, game=self._state.game,
                              at=datetime.now(timezone.utc), event=event)
-            tried = fold([*self._records, trial])
-            self._check_accepted(tried, trial)
+            tried = self._fold.then(trial)  # folded once, onto the state before it
+            self._check_accepted(tried.state, trial)
             record, _ = self.store.append(event, game=self._state.game, key=key)
-            self._records.append(record)
-            self._state = fold(self._records)
+            # the id tried is the one stored unless the log gained a row elsewhere: then fold that one
+            self._set_fold(tried.recorded_as(record) if record.id == trial.id else self._fold.then(record))
             state = self._state
         self._publish(record, state)
         return record
@@ -155,7 +159,9 @@ class Table:
         names its players by that hand's winds)."""
         state = self.require_state()
         if before is not None and isinstance(ref, str) and ref.upper() in WINDS:
-            state = fold(self.records(), before=before)
+            with self._lock:
+                assert self._fold is not None
+                state = self._fold.state_before(before)
         if isinstance(ref, int):
             if 0 <= ref < 4:
                 return ref
@@ -171,5 +177,21 @@ class Table:
         raise GameRuleError(N_("no player “%(ref)s” at this table (players: %(players)s)"), ref=ref,
                             players=", ".join(state.players))
 
+    def _set_fold(self, live: LiveFold) -> None:
+        self._fold, self._records, self._state = live, live.records, live.state
+
+    def state_json(self) -> dict | None:
+        """The state as phones are sent it (`GameState.to_json` with the latest `HISTORY_TAIL` hand
+        results), made once per event and shared by every phone, the hub and the API: the same
+        size at the first event and the five-thousandth. The same dict each time: do not change it."""
+        with self._lock:
+            state = self._state
+            if self._json[0] is not state:
+                self._json = (state, state.to_json(history=HISTORY_TAIL) if state else None)
+            return self._json[1]
+
     def _publish(self, record: Recorded, state: GameState | None) -> None:
-        self.hub.publish("state", {"event": record.to_json(), "state": state.to_json() if state else None})
+        with self._lock:
+            current = self._state is state
+        data = self.state_json() if current else state.to_json(history=HISTORY_TAIL) if state else None
+        self.hub.publish("state", {"event": record.to_json(), "state": data})

@@ -10,7 +10,8 @@ it never stops the rest of the game from being derived.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from companion.errors import N_, CompanionError, DiceError, GameRuleError
@@ -136,7 +137,18 @@ class GameState:
         expected = [self.brk.wall, self.brk.stack]
         return {"expected": expected, "observed": list(self.observed_break), "ok": list(self.observed_break) == expected}
 
-    def to_json(self) -> dict[str, Any]:
+    def copy(self) -> GameState:
+        """A copy that further events can be applied to while this state stays as it is: the
+        lists and dicts `apply` adds to are copied (what they hold is never changed once made)."""
+        return replace(self, throws=list(self.throws), throw_events=list(self.throw_events),
+                       throw_sources=list(self.throw_sources), unassigned=list(self.unassigned),
+                       history=list(self.history), ignored=list(self.ignored), rejections=dict(self.rejections),
+                       applied=list(self.applied))
+
+    def to_json(self, *, history: int | None = None) -> dict[str, Any]:
+        """With `history`, only the latest that many hand results: what a phone is sent on every
+        event stays the same size however long the game (`history_count` says how many there are;
+        the History view reads the log page by page). Without, every hand (replay, --json)."""
         return {
             "game": self.game,
             "variant": {"name": self.variant.name, "title": self.variant.title, "terms": self.variant.terms,
@@ -166,7 +178,8 @@ class GameState:
             "break": self.brk.to_json() if self.brk else None,
             "break_check": self.break_check(),
             "unassigned_rolls": list(self.unassigned),
-            "history": list(self.history),
+            "history": list(self.history if history is None else self.history[-history:] if history else []),
+            "history_count": len(self.history),
             "ignored": list(self.ignored),
             "last_event": self.last_event,
         }
@@ -237,14 +250,120 @@ def fold(records: Sequence[Recorded], *, before: int | None = None) -> GameState
     for record, event in effective_events(records[1:]):
         if before is not None and record.id >= before:
             break
-        try:
-            apply(state, record.id, event)
-        except CompanionError as e:
-            state.ignored.append({"event": record.id, "type": record.type, "reason": str(e)})
-            state.rejections[record.id] = e
-        else:
-            state.applied.append(record.id)
+        _step(state, record, event)
     return state
+
+
+def _start(records: Sequence[Recorded]) -> GameState:
+    """The state of a game that has just begun (its log's first record, the start)."""
+    if not records or not isinstance(records[0].event, GameStarted):
+        raise GameRuleError("a game's log must begin with the start of the game")
+    start = records[0]
+    assert isinstance(start.event, GameStarted)
+    state = GameState(game=start.id, variant=start.event.variant, players=list(start.event.players))
+    state.scores = [start.event.variant.settlement.start_score] * 4
+    state.last_event = start.id
+    return state
+
+
+def _step(state: GameState, record: Recorded, event: GameEvent) -> None:
+    """Apply one effective event, or set it aside with the reason the game refuses it."""
+    try:
+        apply(state, record.id, event)
+    except CompanionError as e:
+        state.ignored.append({"event": record.id, "type": record.type, "reason": str(e)})
+        state.rejections[record.id] = e
+    else:
+        state.applied.append(record.id)
+
+
+class LiveFold:
+    """One game's state kept up to date as its log grows: always equal to `fold(records)`, without
+    folding the whole log on every event (a long game has thousands).
+
+    An ordinary event is applied to a copy of the state before it. An undo or correction may change
+    any earlier event: the game is derived again from the latest checkpoint (the state every
+    `CHECKPOINT_EVERY` records) before the earliest event whose fate it changes, so undoing the
+    last throw costs a few events and correcting a hand of hours ago a part of the log. Pure and
+    persistent: `then()` returns a new fold and leaves this one (its state, its checkpoints) as it
+    was, so a refused event changes nothing.
+    """
+
+    CHECKPOINT_EVERY = 128
+
+    def __init__(self, records: Sequence[Recorded]) -> None:
+        self.records: list[Recorded] = list(records)
+        self._ids = [r.id for r in self.records]
+        self._resolution = _resolve(self.records)
+        #: (index i, the state after the effective events among records[1:i]), i ascending
+        self._checkpoints: list[tuple[int, GameState]] = [(1, _start(self.records))]
+        self.state = self._derive()
+
+    def then(self, record: Recorded) -> LiveFold:
+        """The fold of this log with `record` appended (an id above every id in it)."""
+        if self._ids and record.id <= self._ids[-1]:
+            raise ValueError(f"event {record.id} is not newer than event {self._ids[-1]}")
+        new = LiveFold.__new__(LiveFold)
+        new.records = [*self.records, record]
+        new._ids = [*self._ids, record.id]
+        if not isinstance(record.event, (Undone, Corrected)):
+            # nothing earlier changes: the record applies to the state before it
+            new._resolution = self._resolution
+            new._checkpoints = list(self._checkpoints)
+            state = self.state.copy()
+            _step(state, record, record.event)
+            state.last_event = record.id
+            new.state = state
+            if (len(new.records) - 1) % self.CHECKPOINT_EVERY == 0:
+                new._checkpoints.append((len(new.records), state))
+            return new
+        new._resolution = _resolve(new.records)
+        changed = _first_change(self._resolution, new._resolution)
+        index = max(1, bisect_left(new._ids, changed)) if changed is not None else len(new.records)
+        # checkpoints up to `index` saw every event before it as it still counts
+        new._checkpoints = self._checkpoints[:bisect_right(self._checkpoints, index, key=lambda c: c[0])]
+        new.state = new._derive()
+        return new
+
+    def recorded_as(self, record: Recorded) -> LiveFold:
+        """This fold with its last record replaced by `record` as stored (the same event and id,
+        the store's time): what `then(record)` gives, without deriving anything again."""
+        last = self.records[-1]
+        if record.id != last.id or record.event is not last.event:
+            raise ValueError("the record stored is not the one tried")
+        new = LiveFold.__new__(LiveFold)
+        new.records = [*self.records[:-1], record]
+        new._ids, new._resolution, new._checkpoints, new.state = self._ids, self._resolution, self._checkpoints, self.state
+        return new
+
+    def state_before(self, before: int) -> GameState:
+        """`fold(records, before=before)`: the state just before event `before`, as the game now stands."""
+        return self._derive(max(1, bisect_left(self._ids, before)), keep=False)
+
+    def _derive(self, stop: int | None = None, *, keep: bool = True) -> GameState:
+        """The state after the effective events among records[1:stop] (all with None), from the
+        latest checkpoint at or before `stop`; with `keep`, checkpoints are made on the way."""
+        end = len(self.records) if stop is None else stop
+        index, state = self._checkpoints[bisect_right(self._checkpoints, end, key=lambda c: c[0]) - 1]
+        state = state.copy()
+        cancelled, replaced = self._resolution
+        for i in range(index, end):
+            r = self.records[i]
+            if r.id not in cancelled and not isinstance(r.event, (Undone, Corrected)):
+                _step(state, r, replaced.get(r.id, r.event))
+            if keep and i % self.CHECKPOINT_EVERY == 0:  # the state after records[1:i + 1]
+                self._checkpoints.append((i + 1, state.copy()))
+        state.last_event = self._ids[-1]
+        return state
+
+
+def _first_change(old: tuple[set[int], dict[int, GameEvent]], new: tuple[set[int], dict[int, GameEvent]]
+                  ) -> int | None:
+    """The earliest event whose fate (undone, or what it was corrected to) differs between two resolutions."""
+    (old_cancelled, old_replaced), (new_cancelled, new_replaced) = old, new
+    changed = old_cancelled ^ new_cancelled
+    changed.update(k for k in old_replaced.keys() | new_replaced.keys() if old_replaced.get(k) is not new_replaced.get(k))
+    return min(changed, default=None)
 
 
 def apply(state: GameState, event_id: int, event: GameEvent) -> None:

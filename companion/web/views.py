@@ -38,8 +38,10 @@ def join_url(code: str | None = None) -> str:
 
 
 def public_base_url() -> str:
-    configured = current_app.config.get("COMPANION_PUBLIC_URL")
-    return (configured or request.host_url).rstrip("/")
+    """Where phones reach the dashboard (`address.public_base`): never 127.0.0.1 on the table's own screen."""
+    from companion.web import address
+    configured = services().settings.server.public_url or current_app.config.get("COMPANION_PUBLIC_URL") or ""
+    return address.public_base(request.host_url, configured)
 
 
 def page(template: str, **context):

@@ -98,6 +98,20 @@ def test_a_win_being_entered_is_dropped_when_a_phone_records_the_result_meanwhil
     assert "was not recorded" in table.hub.status["gpio"]["last_action"]
 
 
+def test_a_win_being_entered_is_dropped_in_a_long_game_too(panel):
+    # phones are sent only the latest hand results (HISTORY_TAIL): the panel counts all of them
+    from companion.table import HISTORY_TAIL
+
+    p, table, f = panel
+    for _ in range(HISTORY_TAIL + 2):
+        table.record(HandWon(winner=0))  # East keeps the seat (R11)
+    p.press("seat2")
+    table.record(HandWon(winner=2, discarder=1))  # entered on a phone meanwhile
+    time.sleep(p.settings.discard_window + 0.3)
+    assert len(table.state.history) == HISTORY_TAIL + 3  # not a second win
+    assert table.hub.status["gpio"]["pending_win"] is None
+
+
 def test_long_press_records_a_draw_and_nothing_else(panel):
     p, table, f = panel
     p.press("seat2", hold=True)

@@ -66,7 +66,11 @@ class PendingWin:
 
 
 def _results(state: dict[str, Any] | None) -> tuple:
-    return (state.get("game"), len(state.get("history") or [])) if state else ()
+    """The game, how many results it has and the latest one (the state holds only the latest results)."""
+    if not state:
+        return ()
+    history = state.get("history") or []
+    return (state.get("game"), state.get("history_count", len(history)), history[-1]["event"] if history else None)
 
 
 class Panel:
