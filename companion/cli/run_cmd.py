@@ -30,6 +30,9 @@ def lan_address() -> str:
 @click.command("run")
 @click.option("--host", default=None, help="Address to listen on  [default: 0.0.0.0]")
 @click.option("--port", type=int, default=None, help="Port of the dashboard  [default: 8080]")
+@click.option("--public-url", default=None, metavar="URL",
+              help="Address phones open, for the join link and QR code (e.g. http://mahjong.local:8080)  "
+                   "[default: this machine's network address]")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the game log lives  [default: the user's data directory]")
 @click.option("--variant", default=None, help="Rule variant for a new game  [default: classical]")
@@ -39,14 +42,14 @@ def lan_address() -> str:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Configuration file (TOML).")
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
-def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbose):
+def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, config_file, verbose):
     """Start the companion: game log, dice, camera, lamps and the dashboard for the phones."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides: dict = {}
     if data_dir is not None:
         overrides["data_dir"] = str(data_dir)
-    server = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    server = {k: v for k, v in {"host": host, "port": port, "public_url": public_url}.items() if v is not None}
     if server:
         overrides["server"] = server
     if variant:
@@ -81,7 +84,7 @@ def run(host, port, data_dir, variant, dice_url, camera_spec, config_file, verbo
     shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
     click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
     from companion.web.terminal import join_banner
-    click.echo(join_banner(web.app, f"http://{shown}:{web.port}"))
+    click.echo(join_banner(web.app, settings.server.public_url.rstrip("/") or f"http://{shown}:{web.port}"))
     if not stop.is_set():
         click.echo("Press Ctrl+C to stop.")
     try:
