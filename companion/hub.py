@@ -17,12 +17,14 @@ publish their status on a state change) is queued and delivered right after the 
 message by the thread already delivering. Subscribers are called with no lock held, so a
 subscriber may take its own locks and publish; it must return quickly (the web layer hands
 messages to per-client queues). A short backlog lets a phone that slept resume from the
-last message id it saw.
+last message id it saw; it is bounded in messages and in bytes (the size of each message's data
+as JSON), so that a long game cannot make it grow.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
@@ -39,16 +41,32 @@ class Message:
     topic: str
     data: Any
     at: float
+    #: the data's size as JSON, in bytes (what the backlog counts)
+    size: int = 0
 
 
 Subscriber = Callable[[Message], None]
 
+#: the backlog's bound in bytes: ample for a phone that slept through several hands (a state
+#: message is a few KiB, its history bounded), small beside a Pi's memory
+BACKLOG_BYTES = 1 << 20
+
+
+def _size(data: Any) -> int:
+    try:
+        return len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    except (TypeError, ValueError):  # not JSON at all (tests publish objects): count it small
+        return 64
+
 
 class Hub:
-    def __init__(self, backlog: int = 512) -> None:
+    def __init__(self, backlog: int = 512, max_bytes: int = BACKLOG_BYTES) -> None:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._backlog: deque[Message] = deque(maxlen=backlog)
+        self._backlog: deque[Message] = deque()
+        self._max_messages = backlog
+        self._max_bytes = max_bytes
+        self._bytes = 0
         self._subscribers: list[tuple[Subscriber, frozenset[str] | None]] = []
         self._status: dict[str, dict[str, Any]] = {}
         self._outbox: deque[Message] = deque()
@@ -56,9 +74,14 @@ class Hub:
 
     def publish(self, topic: str, data: Any) -> Message:
         """Publish; delivered before this returns unless another delivery is under way (then right after it)."""
+        size = _size(data)  # outside the lock: another thread's publish need not wait for it
         with self._lock:
-            msg = Message(next(self._ids), topic, data, time.time())
+            msg = Message(next(self._ids), topic, data, time.time(), size)
             self._backlog.append(msg)
+            self._bytes += size
+            # the oldest go first; the newest message stays whatever its size
+            while len(self._backlog) > 1 and (len(self._backlog) > self._max_messages or self._bytes > self._max_bytes):
+                self._bytes -= self._backlog.popleft().size
             self._outbox.append(msg)
             if self._delivering:
                 return msg  # the thread delivering now delivers this one next, in order
@@ -112,6 +135,12 @@ class Hub:
     def last_id(self) -> int:
         with self._lock:
             return self._backlog[-1].id if self._backlog else 0
+
+    @property
+    def backlog_bytes(self) -> int:
+        """What the backlog holds, as JSON bytes (at most `max_bytes`, or the one newest message)."""
+        with self._lock:
+            return self._bytes
 
     def warn(self, code: str, message: str, **details: Any) -> Message:
         """Publish a warning for phones, lamps and the buzzer; `message` is for players."""

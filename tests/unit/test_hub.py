@@ -66,3 +66,19 @@ def test_since_resumes_or_says_too_old():
         hub.publish("x", None)
     assert [m.id for m in hub.since(3)] == [4, 5]
     assert hub.since(0) is None
+
+
+def test_the_backlog_is_bounded_in_bytes_and_resumes_within_them():
+    hub = Hub(backlog=512, max_bytes=10_000)
+    for i in range(100):
+        hub.publish("state", {"n": i, "pad": "x" * 990})  # about 1 KB each
+    assert hub.backlog_bytes <= 10_000
+    kept = hub.since(hub.last_id - 5)
+    assert [m.data["n"] for m in kept] == [95, 96, 97, 98, 99]
+    assert hub.since(80) is None  # dropped: a phone that far behind gets the whole state
+
+
+def test_a_message_larger_than_the_bound_is_still_kept_as_the_newest():
+    hub = Hub(max_bytes=100)
+    hub.publish("state", {"pad": "x" * 500})
+    assert [m.id for m in hub.since(0)] == [1]
