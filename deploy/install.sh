@@ -32,8 +32,9 @@ LINK=/usr/local/bin/companion
 SERVICE_USER=companion
 PYTHON="${PYTHON:-python3}"
 PIP_ARGS="${PIP_ARGS:-}"
-# python3-venv: the service's own Python; sqlite3: to look at or back up the game log by hand
-PACKAGES=(python3 python3-venv python3-pip sqlite3)
+# python3-venv: the service's own Python; sqlite3: to look at or back up the game log by hand;
+# g++ and python3-dev: PyMahjongGB (MCR scoring) builds from source
+PACKAGES=(python3 python3-venv python3-pip sqlite3 g++ python3-dev)
 # Raspberry Pi OS only: the camera (picamera2 lives in apt, not pip) and GPIO on a Pi 5 (lgpio)
 PI_PACKAGES=(python3-picamera2 python3-lgpio)
 

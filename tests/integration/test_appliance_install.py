@@ -108,7 +108,7 @@ def test_install_then_reinstall_changes_nothing(tmp_path, system, source):
     log = (system / "log").read_text()
     # DESTDIR: system packages are the target's; apt here would change the build machine
     assert "apt-get" not in log, log
-    assert "system packages: left to the target (python3 python3-venv python3-pip sqlite3;" in first.stdout
+    assert "system packages: left to the target (python3 python3-venv python3-pip sqlite3 g++ python3-dev;" in first.stdout
     # DESTDIR: the service user is declared for the target, this machine's users and groups untouched
     assert (root / "etc/sysusers.d/companion.conf").read_bytes() == (REPO / "deploy/companion.sysusers").read_bytes()
     for tool in (*USER_TOOLS, "chown"):
