@@ -58,3 +58,29 @@ def test_every_phones_wall_follows_its_seat_through_two_dealer_changes(live, bro
     wait_live(screen)
     wait(screen).until(lambda d: "· Cat" in bottom_label(d))
     assert Select(css(screen, "#side")).first_selected_option.get_attribute("value") == "2"
+
+
+def test_the_tables_own_screen_shows_a_join_address_the_phones_can_reach(live, browsers, monkeypatch):
+    import io
+
+    import segno
+
+    from companion.web import address
+    from browser_codes import TABLE_CODE
+
+    _, base = live
+    port = base.rsplit(":", 1)[1]
+    monkeypatch.setattr(address, "lan_address", lambda: "192.168.7.23")  # the Pi's address on its Wi-Fi
+    screen = browsers()
+    screen.size(1280, 800, mobile=False)
+    screen.get(f"{base}/table")  # the Pi's own screen: a browser on 127.0.0.1, not joined
+    wait_live(screen)
+    link = f"http://192.168.7.23:{port}/join"
+    assert text(screen, "#join-link") == link and "127.0.0.1" not in text(screen, ".join-code")
+    # the QR code holds the same address, with the table code in the fragment
+    svg = screen.execute_async_script(
+        "const done = arguments[0]; fetch('/qr.svg').then(r => r.text()).then(done, () => done(''));")
+    out = io.BytesIO()
+    segno.make(f"{link}#code={TABLE_CODE}", error="m").save(
+        out, kind="svg", scale=6, border=2, title="Scan to join the table", svgclass="qr", lineclass=None)
+    assert svg == out.getvalue().decode()
