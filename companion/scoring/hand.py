@@ -207,3 +207,22 @@ def hand_from_json(text: str | bytes) -> Any:
         return msgspec.json.decode(text)
     except msgspec.DecodeError as e:
         raise BadHand(N_("not valid JSON: %(why)s"), why=str(e)) from None
+
+
+def tiles_from_text(text: str) -> list[str]:
+    """Tile codes from what a player types: `123m 55p 777z`, `1m,2m,3m` or `1m 2m 3m` (red fives `0p`);
+    `BadHand` if a part is not tiles."""
+    out: list[str] = []
+    for part in text.replace(",", " ").split():
+        digits = ""
+        for ch in part:
+            if ch.isdigit():
+                digits += ch
+            elif ch in "mpszf" and digits:
+                out += [f"{d}{ch}" for d in digits]
+                digits = ""
+            else:
+                raise BadHand(N_("%(text)s: not tiles (write e.g. 123m 55p 777z)"), text=repr(part))
+        if digits:
+            raise BadHand(N_("%(text)s: the numbers need a suit letter (m, p, s, z or f)"), text=repr(part))
+    return out
