@@ -33,6 +33,8 @@ api = Blueprint("api", __name__)
 _VARIANT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 #: `?after=`: a whole number (negative: every event), ASCII digits only, short enough for int()
 _EVENT_ID = re.compile(r"-?[0-9]{1,18}")
+#: the most events one page of `GET /api/events?limit=` holds (the History view reads the log in pages)
+EVENTS_PAGE_MAX = 1000
 
 
 def session_json() -> dict:
@@ -42,8 +44,7 @@ def session_json() -> dict:
 
 
 def written(record: Recorded, status: int = 201):
-    state = services().table.state
-    return jsonify({"record": record.to_json(), "state": state.to_json() if state else None}), status
+    return jsonify({"record": record.to_json(), "state": services().table.state_json()}), status
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -51,8 +52,7 @@ def written(record: Recorded, status: int = 201):
 @api.get("/api/state")
 def get_state():
     require_read()
-    state = services().table.state
-    return jsonify(state.to_json() if state else None)
+    return jsonify(services().table.state_json())
 
 
 @api.get("/api/events")
@@ -62,7 +62,19 @@ def get_events():
     if raw and not _EVENT_ID.fullmatch(raw):
         raise WebError(400, "bad_request", _("after must be an event number"))
     after = int(raw) if raw else 0
-    return jsonify([r.to_json() for r in services().table.records() if r.id > after])
+    before = _number_arg("before", 1, 10**18 - 1)
+    limit = _number_arg("limit", 1, EVENTS_PAGE_MAX)
+    return jsonify([r.to_json() for r in services().table.records_between(after, before, limit)])
+
+
+def _number_arg(name: str, low: int, high: int) -> int | None:
+    raw = request.args.get(name, "")
+    if not raw:
+        return None
+    if not _EVENT_ID.fullmatch(raw) or not low <= int(raw) <= high:
+        raise WebError(400, "bad_request", _("%(field)s: must be between %(low)s and %(high)s",
+                                             field=name, low=low, high=high))
+    return int(raw)
 
 
 @api.get("/api/status")

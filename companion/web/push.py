@@ -5,8 +5,10 @@ subscribers in the publisher's thread, so putting into a queue is all it does). 
 reconnects sends the id of the last message it saw (the `Last-Event-ID` header, or `?last_id=`
 when the page opens a new EventSource itself) and gets what it missed from the hub's backlog;
 if the backlog no longer reaches back that far, or the phone fell behind, it gets the whole
-state again. Every "state" message carries the whole `GameState.to_json()`, so the latest one
-is all a phone needs: from the backlog only the latest state is replayed, with every warning.
+state again. Every "state" message carries the whole state (`Table.state_json()`: its history
+only the latest hands, so the same size all game long), so the latest one is all a phone needs:
+from the backlog only the latest state is replayed, with every warning. The History view reads
+older hands from the log (`GET /api/events`, in pages).
 A stream ends as soon as its session may no longer read (it left, or its code was changed).
 """
 
@@ -88,10 +90,9 @@ class PushBroker:
     def snapshot(self) -> list[bytes]:
         """The whole picture: state and link status, tagged with the hub id they are at least as new as."""
         mark = self.hub.last_id  # read before the state: the state is at least this new
-        state = self.table.state
         return [
             sse("status", self.hub.status, None),
-            sse("state", {"event": None, "state": state.to_json() if state else None}, mark),
+            sse("state", {"event": None, "state": self.table.state_json()}, mark),
         ]
 
     def catch_up(self, last_id: int, localise: Callable[[Message], Any] = lambda m: m.data

@@ -55,7 +55,7 @@ def page(template: str, **context):
     body = render_template(
         # the state for the script only to a session that may read it (scores and history are
         # the table's own where reads need the code; the join page still names the seats)
-        template, viewer=viewer, state=state, state_json=state.to_json() if state and readable else None,
+        template, viewer=viewer, state=state, state_json=services().table.state_json() if state and readable else None,
         csrf=csrf_token(), strings=client_strings(), can_read=readable,
         show_code=shows_code(viewer), **context)
     return body, status
