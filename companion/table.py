@@ -160,29 +160,6 @@ class Table:
                 lo = max(lo, hi - limit)
             return records[lo:hi]
 
-    def reopen(self, game: int, *, key: str | None = None) -> Recorded:
-        """Play on an earlier game (its id, the id of its start): a GameResumed is written to its
-        log, which makes it the current game; the game left stays in the log, to be reopened too.
-        With a `key` seen before, nothing changes and the earlier record is returned (a retry)."""
-        with self._lock:
-            if key is not None:
-                earlier = self.store.find_key(key)
-                if earlier is not None:
-                    if not isinstance(earlier.event, GameResumed) or earlier.game != game:
-                        raise GameRuleError(N_("the request key “%(key)s” was used for another request "
-                                               "(event %(id)s); send a new key"), key=key, id=earlier.id)
-                    return earlier
-            if self._state is not None and self._state.game == game:
-                raise GameRuleError(N_("game %(id)s is the game being played"), id=game)
-            records = self.store.events(game)
-            if not records or records[0].id != game or not isinstance(records[0].event, GameStarted):
-                raise GameRuleError(N_("there is no game %(id)s"), id=game)
-            record, _ = self.store.append(GameResumed(), game=game, key=key)
-            self._set_fold(LiveFold([*records, record]))
-            state = self._state
-        self._publish(record, state)
-        return record
-
     def knows_key(self, key: str) -> bool:
         """Whether a request with this key has been recorded (a retry is answered by `record`)."""
         return self.store.find_key(key) is not None
