@@ -13,8 +13,10 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from companion.errors import GameRuleError, N_, NothingToUndo
-from companion.game.events import Corrected, DiceAssigned, Event, GameStarted, Recorded, Undone, encode
+from companion.game.events import (Corrected, DiceAssigned, Event, GameResumed, GameStarted, Recorded, Undone,
+                                   encode)
 from companion.game.fold import GameState, LiveFold, check_meta
+from companion.game.players import check_players  # noqa: F401 (where the web and CLI import it)
 from companion.hub import Hub
 from companion.rules.seats import WINDS
 from companion.rules.variant import Variant
@@ -23,26 +25,6 @@ from companion.storage import EventStore
 DEFAULT_PLAYERS = ("East", "South", "West", "North")
 #: hand results in the state phones are sent (the latest); the History view reads the rest from the log
 HISTORY_TAIL = 8
-
-
-def check_players(players: Sequence[str]) -> list[str]:
-    names = [p.strip() for p in players]
-    if len(names) != 4:
-        raise GameRuleError(N_("a table has 4 players, not %(count)d"), count=len(names))
-    if any(not n or len(n) > 40 for n in names):
-        raise GameRuleError(N_("player names must be 1 to 40 characters"))
-    # a player is also named by seat number or seat wind letter (`player_index`): a name that
-    # reads as one would stand for another player
-    winds = {w.casefold() for w in WINDS}
-    for n in names:
-        if n.isdigit() or n.upper() in WINDS or n.casefold() in winds:
-            raise GameRuleError(N_("player name “%(name)s” reads as a seat number or a seat wind (E, S, W, N); "
-                                   "choose another"), name=n)
-        if not n.isprintable():  # control, format (e.g. right-to-left override), separators, unassigned
-            raise GameRuleError(N_("player name “%(name)s” contains a control or invisible character"), name=n)
-    if len({n.casefold() for n in names}) != 4:
-        raise GameRuleError(N_("player names must differ"))
-    return names
 
 
 class Table:
@@ -57,7 +39,7 @@ class Table:
         #: the game's state kept up to date event by event (`LiveFold`), its records and state above
         self._fold: LiveFold | None = None
         self._json: tuple[GameState | None, dict | None] = (None, None)
-        game = store.latest_game()
+        game = store.current_game()  # the game written to last: a reopened one too
         if game is not None:  # resume where the last run (or crash) left off
             self._set_fold(LiveFold(store.events(game)))
 
@@ -159,6 +141,29 @@ class Table:
             if limit is not None:
                 lo = max(lo, hi - limit)
             return records[lo:hi]
+
+    def reopen(self, game: int, *, key: str | None = None) -> Recorded:
+        """Play on an earlier game (its id, the id of its start): a GameResumed is written to its
+        log, which makes it the current game; the game left stays in the log, to be reopened too.
+        With a `key` seen before, nothing changes and the earlier record is returned (a retry)."""
+        with self._lock:
+            if key is not None:
+                earlier = self.store.find_key(key)
+                if earlier is not None:
+                    if not isinstance(earlier.event, GameResumed) or earlier.game != game:
+                        raise GameRuleError(N_("the request key “%(key)s” was used for another request "
+                                               "(event %(id)s); send a new key"), key=key, id=earlier.id)
+                    return earlier
+            if self._state is not None and self._state.game == game:
+                raise GameRuleError(N_("game %(id)s is the game being played"), id=game)
+            records = self.store.events(game)
+            if not records or records[0].id != game or not isinstance(records[0].event, GameStarted):
+                raise GameRuleError(N_("there is no game %(id)s"), id=game)
+            record, _ = self.store.append(GameResumed(), game=game, key=key)
+            self._set_fold(LiveFold([*records, record]))
+            state = self._state
+        self._publish(record, state)
+        return record
 
     def knows_key(self, key: str) -> bool:
         """Whether a request with this key has been recorded (a retry is answered by `record`)."""

@@ -98,6 +98,20 @@ class HandDrawn(Event, tag="hand_drawn"):
     riichi: list[int] = msgspec.field(default_factory=list)
 
 
+class PlayerRenamed(Event, tag="player_renamed"):
+    """A player takes another name (typed on their phone, say, once the game is under way): an
+    event of its own, so that a rename never restarts the game and the log says when it happened."""
+
+    #: the player by index (their first-hand seat), as everywhere
+    player: int
+    name: str
+
+
+class GameResumed(Event, tag="game_resumed"):
+    """An earlier game is played on: the host reopened it. The current game is the one written
+    to last, so this makes it current again (a new game never deletes the one before)."""
+
+
 Correctable = DiceThrown | WallBroken | HandWon | HandDrawn
 
 
@@ -114,7 +128,8 @@ class Corrected(Event, tag="correct"):
     event: Correctable
 
 
-GameEvent = GameStarted | DiceThrown | DiceAssigned | WallBroken | HandWon | HandDrawn | Undone | Corrected
+GameEvent = (GameStarted | DiceThrown | DiceAssigned | WallBroken | HandWon | HandDrawn | Undone | Corrected
+             | PlayerRenamed | GameResumed)
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):

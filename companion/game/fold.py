@@ -20,13 +20,16 @@ from companion.game.events import (
     DiceAssigned,
     DiceThrown,
     GameEvent,
+    GameResumed,
     GameStarted,
     HandDrawn,
     HandWon,
+    PlayerRenamed,
     Recorded,
     Undone,
     WallBroken,
 )
+from companion.game.players import check_players
 from companion.rules import rotation as rot
 from companion.rules.seats import WINDS
 from companion.rules.settlement import HandResult, settle
@@ -227,6 +230,8 @@ def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
         raise GameRuleError(N_("event %(id)s is already undone"), id=event.target)
     if isinstance(target.event, GameStarted):
         raise GameRuleError(N_("the start of a game cannot be undone or corrected; start a new game instead"))
+    if isinstance(target.event, GameResumed):
+        raise GameRuleError(N_("the reopening of a game cannot be undone; reopen the other game instead"))
     if isinstance(event, Corrected) and isinstance(target.event, (Undone, Corrected)):
         raise GameRuleError(N_("an undo or correction cannot be corrected; undo it instead"))
     if isinstance(event, Corrected) and type(target.event) is not type(event.event) and not (
@@ -274,7 +279,8 @@ def _step(state: GameState, record: Recorded, event: GameEvent) -> None:
         state.ignored.append({"event": record.id, "type": record.type, "reason": str(e)})
         state.rejections[record.id] = e
     else:
-        state.applied.append(record.id)
+        if not isinstance(event, GameResumed):  # "undo the latest" never means a reopening
+            state.applied.append(record.id)
 
 
 class LiveFold:
@@ -379,10 +385,23 @@ def apply(state: GameState, event_id: int, event: GameEvent) -> None:
             _hand_over(state, event_id, event, winner=event.winner)
         case HandDrawn():
             _hand_over(state, event_id, event, winner=None)
+        case PlayerRenamed():
+            _rename(state, event)
+        case GameResumed():
+            pass  # the game goes on where it was
         case GameStarted():
             raise GameRuleError("a new game starts a new log")
         case _:
             raise GameRuleError(f"unknown event {type(event).__name__}")
+
+
+def _rename(state: GameState, ev: PlayerRenamed) -> None:
+    """The player keeps their seat, score and history (by index); only the name changes, checked
+    as a new game's names are. A new list: a state copied for a trial shares the old one."""
+    _check_player(state, ev.player, "player")
+    players = list(state.players)
+    players[ev.player] = ev.name
+    state.players = check_players(players)
 
 
 def _check_player(state: GameState, p: int | None, what: str) -> None:

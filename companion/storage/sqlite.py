@@ -242,6 +242,13 @@ class EventStore:
             row = self._db.execute("SELECT MAX(id) FROM events WHERE type = 'game_started'").fetchone()
         return row[0]
 
+    def current_game(self) -> int | None:
+        """The game being played: the one written to last (a reopened game is written to when it
+        is reopened), None in an empty log."""
+        with self._locked("read"):
+            row = self._db.execute("SELECT game FROM events ORDER BY id DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
     def games(self) -> list[int]:
         with self._locked("read"):
             return [r[0] for r in self._db.execute("SELECT id FROM events WHERE type = 'game_started' ORDER BY id")]
