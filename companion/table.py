@@ -58,11 +58,34 @@ class Table:
         with self._lock:
             return list(self._records)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while an event is tried and written; a caller that must check the version and write
+        as one step (a web write's If-Match) holds it around both (it is re-entrant)."""
+        return self._lock
+
+    @property
+    def version(self) -> int:
+        """The state's version: the id of the game log's last record (0 before any game). Every
+        recorded event raises it; ids only grow, also across restarts and new games."""
+        with self._lock:
+            return self._records[-1].id if self._records else 0
+
     # --- changing the game -------------------------------------------------------------------
-    def start_game(self, variant: Variant, players: Sequence[str] = DEFAULT_PLAYERS) -> Recorded:
+    def start_game(self, variant: Variant, players: Sequence[str] = DEFAULT_PLAYERS, *,
+                   key: str | None = None) -> Recorded:
+        """Start a new game (the old one stays in the log). With a `key` seen before, nothing
+        changes and the earlier start is returned (a retry); a key used for anything else is refused."""
         event = GameStarted(variant=variant, players=check_players(players))
         with self._lock:
-            record, _ = self.store.append(event)
+            if key is not None:
+                earlier = self.store.find_key(key)
+                if earlier is not None:
+                    if encode(earlier.event) != encode(event):
+                        raise GameRuleError(N_("the request key “%(key)s” was used for another request "
+                                               "(event %(id)s); send a new key"), key=key, id=earlier.id)
+                    return earlier
+            record, _ = self.store.append(event, key=key)
             self._set_fold(LiveFold([record]))
             state = self._state
         self._publish(record, state)
@@ -76,7 +99,7 @@ class Table:
         is refused: the request it stands for is not the one recorded.
         """
         if isinstance(event, GameStarted):
-            return self.start_game(event.variant, event.players)
+            return self.start_game(event.variant, event.players, key=key)
         with self._lock:
             if self._state is None:
                 raise GameRuleError(N_("no game has been started"))

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "config": "companion.cli.config_cmd:config",
     "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
     "doctor": "companion.cli.doctor_cmd:doctor",
+    "hub": "companion.cli.hub_cmd:hub",
     "markers": "companion.cli.markers_cmd:markers",
     "observe": "companion.cli.observe_cmd:observe",
     "recognize": "companion.cli.recognize_cmd:recognize",

@@ -185,6 +185,8 @@ class GameState:
             "history_count": len(self.history),
             "ignored": list(self.ignored),
             "last_event": self.last_event,
+            # what a phone's write names as the state it was made on (If-Match; companion/web/writes.py)
+            "version": self.last_event,
         }
 
 

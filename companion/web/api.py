@@ -27,6 +27,7 @@ from companion.web.guard import (csrf_token, current_viewer, require_host, requi
                                  shows_code, sign_out, web)
 from companion.web.i18n import error_message
 from companion.web.joining import join, resolve_player, take_seat
+from companion.web.writes import etag, game_write
 
 api = Blueprint("api", __name__)
 
@@ -52,7 +53,12 @@ def written(record: Recorded, status: int = 201):
 @api.get("/api/state")
 def get_state():
     require_read()
-    return jsonify(services().table.state_json())
+    table = services().table
+    with table.lock:  # the version and the state it names, read together
+        state, version = table.state_json(), table.version
+    resp = jsonify(state)
+    resp.headers["ETag"] = etag(version)
+    return resp
 
 
 @api.get("/api/events")
@@ -117,6 +123,7 @@ def post_leave():
 
 
 @api.post("/api/seat")
+@game_write
 def post_seat():
     require_write()
     body = read_json(SeatBody)
@@ -155,6 +162,7 @@ def hand_scores(given: dict[str, int], *, before: int | None = None) -> dict[int
 
 
 @api.post("/api/hands")
+@game_write
 def post_hand():
     """Record a hand's result: who won and from whom (or self-drawn), or a draw."""
     require_write()
@@ -163,6 +171,7 @@ def post_hand():
 
 
 @api.post("/api/dice")
+@game_write
 def post_dice():
     """Dice typed on a phone (R17, R19); cocked dice (R18) have face 0 and are listed in `cocked`."""
     require_write()
@@ -177,6 +186,7 @@ def post_dice():
 
 
 @api.post("/api/dice/roll")
+@game_write
 def post_roll():
     """Press the virtual dice box's roll button (simulation only)."""
     require_write()
@@ -188,6 +198,7 @@ def post_roll():
 
 
 @api.post("/api/rolls/<int:event_id>/discard")
+@game_write
 def post_discard_roll(event_id: int):
     """Discard a roll that came when no throw was expected (an undo of that roll)."""
     require_write()
@@ -197,6 +208,7 @@ def post_discard_roll(event_id: int):
 
 
 @api.post("/api/rolls/<int:event_id>/assign")
+@game_write
 def post_assign_roll(event_id: int):
     """Count a roll that came when no throw was expected as the throw the game expects now."""
     require_write()
@@ -216,6 +228,7 @@ def _unassigned_roll(event_id: int, key: str | None) -> None:
 
 
 @api.post("/api/undo")
+@game_write
 def post_undo():
     """Undo an event by id, or the latest event that still counts."""
     require_write()
@@ -227,6 +240,7 @@ def post_undo():
 
 
 @api.post("/api/events/<int:event_id>/correct")
+@game_write
 def post_correct(event_id: int):
     """Replace an earlier result (by a result) or throw (by a throw); everything after it is derived again."""
     require_write()
@@ -268,7 +282,7 @@ def list_variants() -> list[dict]:
     return out
 
 
-def start_new_game(variant_name: str, players: list[str]) -> Recorded:
+def start_new_game(variant_name: str, players: list[str], *, key: str | None = None) -> Recorded:
     # a name only: never a path from a request (house rules live in <data_dir>/variants)
     if not _VARIANT_NAME.fullmatch(variant_name):
         raise WebError(400, "bad_variant", _("Choose a variant by name."))
@@ -281,18 +295,20 @@ def start_new_game(variant_name: str, players: list[str]) -> Recorded:
         names = check_players(players)
     except GameRuleError as e:
         raise WebError(400, "bad_players", error_message(e)) from None
-    return services().table.start_game(variant, names)
+    return services().table.start_game(variant, names, key=key)
 
 
 @api.post("/api/games")
+@game_write
 def post_game():
     """Start a new game (host only); the old game stays in the log."""
     require_host()
     body = read_json(NewGameBody)
-    return written(start_new_game(body.variant, body.players))
+    return written(start_new_game(body.variant, body.players, key=idempotency_key()))
 
 
 @api.post("/api/table-code")
+@game_write(versioned=False)  # a double tap makes one new code; the game's version has no say
 def post_table_code():
     """A new table code (host only): every phone that joined with the old code must join again."""
     require_host()

@@ -183,8 +183,12 @@ def read_json(type_: type[T]) -> T:
 
 
 def idempotency_key() -> str | None:
-    """A client's key for one action: a retried request with the same key is recorded once."""
+    """A client's key for one action: a retried request with the same key is recorded once
+    (`companion/web/writes.py` answers it again)."""
     key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None and request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data") \
+            and not request.path.startswith("/api/"):
+        key = request.form.get("idempotency_key") or None  # a page's form: one key per form shown
     if key is None:
         return None
     if not _KEY.fullmatch(key):

@@ -206,6 +206,13 @@ def client_strings() -> dict[str, str]:
         "error_colon": _("Error: "),
         "warning_colon": _("Warning: "),
         "too_many": _("Too many requests; wait a moment."),
+        # writes (companion/web/writes.py), and the outbox of writes that could not be sent yet
+        "not_live": _("Not live: reconnecting…"),
+        "state_changed": _("The game has changed since this page showed it; nothing was recorded."),
+        "outbox_pending": _("Not sent yet (kept on this phone, sent when the companion can be reached):"),
+        "outbox_recorded": _("Sent and recorded: %(what)s"),
+        "outbox_refused": _("Not recorded: %(what)s. %(reason)s"),
+        "write_other": _("a change"),
         "pick_seat": _("Choose your seat to record results."),
         "break_at": _("Break: %(wind)s's wall, stack %(stack)d"),
         "break_wrong": _("The wall was broken at %(observed)s, but the dice say %(expected)s."),

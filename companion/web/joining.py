@@ -10,7 +10,6 @@ nothing but the game's start): the game is started again with the new names.
 from __future__ import annotations
 
 import re
-import threading
 
 from flask import request, session
 from flask_babel import gettext as _
@@ -23,7 +22,6 @@ from companion.web.errors import WebError
 from companion.web.guard import claim_seat, current_viewer, services, sign_in, web
 from companion.web.i18n import error_message
 
-_rename_lock = threading.Lock()
 #: a seat number in a string ("2" from a form); not str.isdigit(), which takes "٣" and "²" too
 _SEAT_NUMBER = re.compile(r"[0-9]{1,9}")
 
@@ -84,7 +82,8 @@ def join(body: JoinBody) -> Viewer:
         if body.player is None:
             sign_in(role)  # the host code also makes a player
         else:
-            with _rename_lock:
+            # the table's lock, which a write (companion/web/writes.py) holds around its route: one order of locks
+            with services().table.lock:
                 seat = _seat(body.player, body.name)
                 sign_in(role)
                 claim_seat(*seat)
@@ -95,14 +94,14 @@ def join(body: JoinBody) -> Viewer:
 
 def take_seat(ref: PlayerRef, name: str | None) -> int:
     """This phone belongs to player `ref`, optionally renaming them (only before the first hand)."""
-    with _rename_lock:
+    with services().table.lock:
         player, name = _seat(ref, name)
         claim_seat(player, name)
     return player
 
 
 def _seat(ref: PlayerRef, name: str | None) -> tuple[int, str]:
-    """The player `ref` and their name, after any rename; the caller holds `_rename_lock`."""
+    """The player `ref` and their name, after any rename; the caller holds the table's lock."""
     table = services().table
     player = resolve_player(ref, "seat")
     name = name.strip() if name else None

@@ -34,7 +34,9 @@ push = Blueprint("push", __name__)
 
 #: hub topics that reach the phones ("observation" is camera pixel data for the camera view only)
 TOPICS = frozenset({"state", "warning", "status"})
-#: a comment line this often keeps proxies and waitress's idle-channel timeout from closing the stream
+#: a heartbeat ("ping", saying this period) this often keeps proxies and waitress's idle-channel
+#: timeout from closing the stream, and tells the phone the link is alive: a phone that hears
+#: nothing for two of them says it is not live (app.js). One is sent as the stream opens, too.
 KEEPALIVE_S = 15.0
 #: how often a quiet stream checks whether its phone has gone
 CHECK_S = 1.0
@@ -150,6 +152,7 @@ class PushBroker:
             nonlocal sent_upto
             try:
                 yield f"retry: {RETRY_MS}\n\n".encode()
+                yield sse("ping", {"every": KEEPALIVE_S})
                 yield from first
                 quiet = 0.0
                 while True:
@@ -162,7 +165,7 @@ class PushBroker:
                         quiet += CHECK_S
                         if quiet >= KEEPALIVE_S:
                             quiet = 0.0
-                            yield b"event: ping\ndata: {}\n\n"  # lets the page notice a dead link
+                            yield sse("ping", {"every": KEEPALIVE_S})  # lets the page notice a dead link
                         continue
                     if item is _CLOSE or not may_read():
                         return

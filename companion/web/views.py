@@ -20,13 +20,14 @@ from flask_babel import gettext as _
 from companion.errors import CompanionError
 from companion.rules.seats import WINDS
 from companion.web.access import Viewer
-from companion.web.bodies import JoinBody
+from companion.web.bodies import JoinBody, idempotency_key
 from companion.web.errors import WebError
 from companion.web.guard import (can_read, csrf_token, current_viewer, require_host, require_read, require_write,
                                  services, shows_code, sign_out, web)
 from companion.web.i18n import LANGUAGES, client_strings, error_message, select_locale
 from companion.web.joining import join, take_seat
 from companion.web.wallsvg import legend, wall_svg
+from companion.web.writes import game_write
 
 views = Blueprint("views", __name__)
 
@@ -99,6 +100,7 @@ def join_form():
 
 
 @views.post("/seat")
+@game_write
 def seat_form():
     require_write()
     try:
@@ -193,12 +195,13 @@ def settings_page():
 
 
 @views.post("/settings/game")
+@game_write
 def new_game_form():
     require_host()
     from companion.web.api import list_variants, start_new_game
     players = [request.form.get(f"player{i}", "") for i in range(4)]
     try:
-        start_new_game(request.form.get("variant", ""), players)
+        start_new_game(request.form.get("variant", ""), players, key=idempotency_key())
     except (WebError, CompanionError) as e:
         message = e.message if isinstance(e, WebError) else error_message(e)
         return page("settings.html", variants=list_variants(), error=message, status=400,  # what was typed, kept
@@ -208,6 +211,7 @@ def new_game_form():
 
 
 @views.post("/settings/code")
+@game_write(versioned=False)  # a double tap makes one new code
 def new_code_form():
     require_host()
     try:

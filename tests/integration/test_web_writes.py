@@ -1,0 +1,315 @@
+"""Every write names the state it was made on (If-Match, 412) and one action is one write
+(Idempotency-Key): checked route by route from the app's url_map, and under threads racing.
+
+A POST route added later without `@game_write` (companion/web/writes.py) fails
+`test_every_write_route_uses_the_write_mechanism` unless it is named in EXEMPT with a reason.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from companion.game.events import DiceThrown, HandDrawn
+from companion.web.writes import game_write
+
+from test_web_api import HOST_CODE, Phone, make_app
+
+#: POST routes that do not change the game, and why (every other POST route must use @game_write)
+EXEMPT = {
+    "views.join_form": "joining: a session, not the game (seat claims go through /seat)",
+    "api.post_join": "joining: a session, not the game",
+    "views.leave": "leaving: ends this phone's session only",
+    "api.post_leave": "leaving: ends this phone's session only",
+    "views.set_language": "the phone's language, kept in its session",
+    "teach.upload": "photos to teach the tile set: the camera's setup, not the game",
+    "teach.forget": "the camera's taught tile set, not the game",
+    "corners.set_corners": "the camera's table corners: setup, not the game (setting them twice is harmless)",
+    "corners.forget": "the camera's table corners: setup, not the game",
+    "samples.delete": "the camera's kept samples: deleting twice deletes once",
+}
+
+PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
+
+
+def _stray_roll(table) -> int:
+    """Both throws in (classical), then a roll no throw was due for: an unassigned roll."""
+    table.record(DiceThrown(faces=[3, 4], source="phone"))
+    table.record(DiceThrown(faces=[5, 6], source="phone"))
+    table.record(DiceThrown(faces=[2, 2], source="phone"))
+    return table.state.unassigned[0]["event"]
+
+
+def _assignable_roll(table) -> int:
+    roll = _stray_roll(table)
+    table.record(HandDrawn())  # the next hand: a throw is due, the stray roll may count (R17)
+    return roll
+
+
+def _drawn(table) -> int:
+    return table.record(HandDrawn()).id
+
+
+#: endpoint -> (setup(table) -> path, body, "json" or "form", records an event?)
+ROUTES = {
+    "api.post_seat": lambda t: ("/api/seat", {"player": 1}, "json", False),
+    "api.post_hand": lambda t: ("/api/hands", {"result": "draw"}, "json", True),
+    "api.post_dice": lambda t: ("/api/dice", {"faces": [3, 4]}, "json", True),
+    "api.post_roll": lambda t: ("/api/dice/roll", {}, "json", False),
+    "api.post_discard_roll": lambda t: (f"/api/rolls/{_stray_roll(t)}/discard", {}, "json", True),
+    "api.post_assign_roll": lambda t: (f"/api/rolls/{_assignable_roll(t)}/assign", {}, "json", True),
+    "api.post_undo": lambda t: (_drawn(t) and "/api/undo", {}, "json", True),
+    "api.post_correct": lambda t: (f"/api/events/{_drawn(t)}/correct",
+                                   {"result": "win", "winner": 0, "from": 1, "value": 8}, "json", True),
+    "api.post_game": lambda t: ("/api/games", {"variant": "classical", "players": PLAYERS}, "json", True),
+    "api.post_table_code": lambda t: ("/api/table-code", {}, "json", False),
+    "views.seat_form": lambda t: ("/seat", {"player": "1"}, "form", False),
+    "views.new_game_form": lambda t: ("/settings/game", {"variant": "classical",
+                                                         **{f"player{i}": p for i, p in enumerate(PLAYERS)}},
+                                      "form", True),
+    "views.new_code_form": lambda t: ("/settings/code", {}, "form", False),
+}
+#: writes that do not depend on the game's state: idempotent, but If-Match has no say
+UNVERSIONED = {"api.post_table_code", "views.new_code_form"}
+
+
+@pytest.fixture
+def table_app(tmp_path):
+    app, services = make_app(tmp_path, table_code="")  # a code the host may change (POST /api/table-code)
+    yield app, services
+    services.stop()
+
+
+def host_phone(app, **kw) -> Phone:
+    phone = Phone(app, **kw)
+    assert phone.join(code=HOST_CODE, role="host", player=0).status_code == 200
+    return phone
+
+
+def table_code(app) -> str:
+    return app.extensions["companion_web"].access.table_code
+
+
+def send(phone: Phone, path: str, body: dict, kind: str, headers: dict):
+    if kind == "json":
+        return phone.post(path, body, headers=headers)
+    return phone.post(path, None, headers=headers, data=body)
+
+
+def bump(table) -> None:
+    """Move the version on without changing what the routes may do: a roll, then its undo."""
+    roll = table.record(DiceThrown(faces=[1, 1], source="phone"))
+    table.undo(roll.id)
+
+
+def log_size(services) -> int:
+    return len(services.table.store.events())
+
+
+def test_every_write_route_uses_the_write_mechanism(table_app):
+    app, _ = table_app
+    unsafe = {r.endpoint for r in app.url_map.iter_rules() if r.methods & {"POST", "PUT", "PATCH", "DELETE"}}
+    unchecked = unsafe - set(EXEMPT) - set(ROUTES)
+    assert not unchecked, f"write routes neither checked here nor exempted: {sorted(unchecked)}"
+    for endpoint in ROUTES:
+        marked = getattr(app.view_functions[endpoint], "game_write", None)
+        assert marked is not None, f"{endpoint} does not use @game_write"
+        assert marked["versioned"] == (endpoint not in UNVERSIONED), endpoint
+    for endpoint in EXEMPT:
+        assert endpoint in unsafe, f"exempted {endpoint} is no POST route (remove it from EXEMPT)"
+
+
+def test_a_route_without_the_mechanism_would_fail_the_enumeration():
+    """The enumeration reads the mark `game_write` leaves; an undecorated view has none."""
+    def plain():
+        return "ok"
+    assert getattr(plain, "game_write", None) is None
+    assert game_write(plain).game_write == {"versioned": True}
+
+
+def test_state_and_writes_carry_the_version_as_etag(table_app):
+    app, services = table_app
+    phone = host_phone(app)
+    r = phone.get("/api/state")
+    assert r.headers["ETag"] == f'"{services.table.version}"' and r.json["version"] == services.table.version
+    w = phone.post("/api/hands", {"result": "draw"}, headers={"If-Match": r.headers["ETag"]})
+    assert w.status_code == 201
+    assert w.headers["ETag"] == f'"{w.json["record"]["id"]}"' == f'"{w.json["state"]["version"]}"'
+
+
+@pytest.mark.parametrize("endpoint", sorted(set(ROUTES) - UNVERSIONED))
+def test_a_write_made_on_an_older_state_is_refused_with_412_and_changes_nothing(table_app, endpoint):
+    app, services = table_app
+    table = services.table
+    phone = host_phone(app)
+    path, body, kind, _records = ROUTES[endpoint](table)
+    made_on = table.version
+    bump(table)
+    before, version = log_size(services), table.version
+    code_before = app.extensions["companion_web"].access.table_code
+    r = send(phone, path, body, kind, {"If-Match": f'"{made_on}"'})
+    assert r.status_code == 412, (endpoint, r.status_code, r.get_data(as_text=True)[:300])
+    assert log_size(services) == before and table.version == version
+    assert app.extensions["companion_web"].access.table_code == code_before
+    assert r.headers["ETag"] == f'"{version}"'
+    if kind == "json":
+        assert r.json["error"] == "state_changed" and r.json["version"] == version
+        assert [s["event"] for s in r.json["since"]] == [version - 1, version]
+        assert r.json["since"][0]["what"] == "dice 1 + 1" and r.json["message"]
+    # made on the state as it is now, the same write goes through
+    ok = send(phone, path, body, kind, {"If-Match": f'"{version}"'})
+    assert ok.status_code < 400, (endpoint, ok.status_code, ok.get_data(as_text=True)[:300])
+    assert ok.headers["ETag"] == f'"{table.version}"'
+
+
+@pytest.mark.parametrize("endpoint", sorted(ROUTES))
+def test_a_repeated_idempotency_key_is_answered_again_and_recorded_once(table_app, endpoint):
+    app, services = table_app
+    table = services.table
+    phone = host_phone(app)
+    path, body, kind, records = ROUTES[endpoint](table)
+    made_on, before = table.version, log_size(services)
+    headers = {"Idempotency-Key": f"tap-{endpoint.replace('.', '-')}", "If-Match": f'"{made_on}"'}
+    first = send(phone, path, body, kind, headers)
+    assert first.status_code < 400, (endpoint, first.status_code, first.get_data(as_text=True)[:300])
+    after_first = log_size(services)
+    assert after_first == before + (1 if records else 0)
+    code = app.extensions["companion_web"].access.table_code
+    again = send(phone, path, body, kind, headers)  # a double tap, or a retry after a timeout
+    assert again.status_code == first.status_code
+    assert again.get_data() == first.get_data()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert log_size(services) == after_first
+    assert app.extensions["companion_web"].access.table_code == code  # one new code, not two
+
+
+def test_the_same_key_on_another_request_is_refused(table_app):
+    app, services = table_app
+    phone = host_phone(app)
+    key = {"Idempotency-Key": "one-tap-000001"}
+    assert phone.post("/api/hands", {"result": "draw"}, headers=key).status_code == 201
+    before = log_size(services)
+    r = phone.post("/api/dice", {"faces": [3, 4]}, headers=key)
+    assert r.status_code == 409 and r.json["error"]["code"] == "key_reused"
+    assert log_size(services) == before
+
+
+def test_a_new_game_with_a_repeated_key_starts_one_game(table_app):
+    app, services = table_app
+    phone = host_phone(app)
+    headers = {"Idempotency-Key": "new-game-tap-1"}
+    games = len(services.table.store.games())
+    ids = {phone.post("/api/games", {"variant": "classical", "players": PLAYERS}, headers=headers).json["record"]["id"]
+           for _ in range(3)}
+    assert len(ids) == 1 and len(services.table.store.games()) == games + 1
+
+
+def test_a_retry_after_a_restart_is_answered_from_the_log_not_refused(tmp_path):
+    """The companion recorded the write, then stopped before the phone heard: the phone's retry
+    (same key, If-Match of the state it was made on) gets the recorded answer, not a 412."""
+    app, services = make_app(tmp_path)
+    phone = host_phone(app)
+    made_on = services.table.version
+    headers = {"Idempotency-Key": "draw-before-restart", "If-Match": f'"{made_on}"'}
+    first = phone.post("/api/hands", {"result": "draw"}, headers=headers)
+    services.stop()
+    app, services = make_app(tmp_path)
+    try:
+        phone = host_phone(app)
+        before = log_size(services)
+        again = phone.post("/api/hands", {"result": "draw"}, headers=headers)
+        assert again.status_code == 201 and again.json["record"]["id"] == first.json["record"]["id"]
+        assert log_size(services) == before
+    finally:
+        services.stop()
+
+
+def test_without_if_match_a_write_is_made_on_the_state_as_it_is(table_app):
+    app, services = table_app
+    phone = host_phone(app)
+    bump(services.table)
+    assert phone.post("/api/hands", {"result": "draw"}).status_code == 201
+    assert phone.post("/api/hands", {"result": "draw"}, headers={"If-Match": "*"}).status_code == 201
+
+
+def test_a_malformed_if_match_is_a_bad_request(table_app):
+    app, services = table_app
+    phone = host_phone(app)
+    before = log_size(services)
+    r = phone.post("/api/hands", {"result": "draw"}, headers={"If-Match": "yesterday"})
+    assert r.status_code == 400 and log_size(services) == before
+
+
+def test_the_refusal_names_who_recorded_what_in_the_phones_language(table_app):
+    app, services = table_app
+    bob = Phone(app, address="192.0.2.11")
+    bob.join(code=table_code(app), player=1, name="Bob")
+    ann = Phone(app, address="192.0.2.12")
+    ann.join(code=table_code(app), player=0, name="Ann")
+    made_on = services.table.version
+    assert bob.post("/api/hands", {"result": "draw"}, headers={"If-Match": f'"{made_on}"'}).status_code == 201
+    r = ann.post("/api/hands", {"result": "win", "winner": 0, "from": 1}, headers={
+        "If-Match": f'"{made_on}"', "Accept-Language": "de"})
+    assert r.status_code == 412
+    assert r.json["since"] == [{"event": services.table.version, "type": "hand_drawn", "who": "Bob",
+                                "what": "ein Unentschieden"}]
+    assert "Bob" in r.json["message"] and "ein Unentschieden" in r.json["message"]
+
+
+# --- concurrency ---------------------------------------------------------------------------------
+
+THREADS = 16
+
+
+def race(app, count: int, path: str, body: dict, headers_for) -> list:
+    """`count` phones, each in its own thread, post at the same moment; their answers."""
+    phones = []
+    for i in range(count):
+        phone = Phone(app, address=f"192.0.2.{20 + i}")
+        assert phone.join(code=table_code(app), player=i % 4).status_code == 200
+        phone.token = phone.get("/api/session").json["csrf_token"]
+        phones.append(phone)
+    start = threading.Barrier(count)
+    answers: list = [None] * count
+
+    def go(i: int) -> None:
+        start.wait()
+        r = phones[i].post(path, body, headers=headers_for(i))
+        answers[i] = (r.status_code, r.json)
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return answers
+
+
+@pytest.mark.parametrize("path,body,event_type", [
+    ("/api/hands", {"result": "draw"}, "hand_drawn"),
+    ("/api/dice", {"faces": [3, 4]}, "dice"),
+])
+def test_phones_racing_on_one_version_record_once_and_the_rest_are_told(table_app, path, body, event_type):
+    app, services = table_app
+    made_on = services.table.version
+    answers = race(app, THREADS, path, body,
+                   lambda i: {"If-Match": f'"{made_on}"', "Idempotency-Key": f"phone-{i}-tap-0001"})
+    outcome = Counter(status for status, _ in answers)
+    assert outcome == {201: 1, 412: THREADS - 1}, outcome
+    assert sum(1 for r in services.table.store.events() if type(r.event).__struct_config__.tag == event_type) == 1
+    winner = next(j for s, j in answers if s == 201)
+    for status, j in answers:
+        if status == 412:
+            assert j["version"] == winner["record"]["id"] and j["since"][0]["event"] == winner["record"]["id"]
+
+
+def test_one_key_sent_by_many_threads_at_once_is_one_record(table_app):
+    app, services = table_app
+    before = log_size(services)
+    answers = race(app, THREADS, "/api/hands", {"result": "draw"}, lambda i: {"Idempotency-Key": "one-tap-many-sends"})
+    assert Counter(status for status, _ in answers) == {201: THREADS}
+    assert len({j["record"]["id"] for _, j in answers}) == 1
+    assert log_size(services) == before + 1
