@@ -406,6 +406,39 @@ def models_once() -> Check:
         return _models_check
 
 
+# --- the club (companion/club) ---------------------------------------------------------------------
+def club_from_status(status: dict[str, Any] | None, settings: Settings) -> Check:
+    """The table's link to the club's hub: connected, and how much of the log the hub has."""
+    where = f"table {settings.club.table_id} on {settings.club.broker}"
+    if status is None:
+        return Check("club", "warn", f"{where}: the publisher is not running", {})
+    if status.get("error") and status.get("connected"):
+        return Check("club", "warn", f"{where}: {status['error']}", dict(status))
+    if not status.get("connected"):
+        return Check("club", "warn", f"{where}: not connected ({status.get('error') or 'connecting'}); "
+                     f"{status.get('pending', 0)} event(s) wait in the game log and go when it is back",
+                     dict(status))
+    return Check("club", "ok", f"{where}: the hub has {status.get('acked', 0)} of {status.get('last_seq', 0)} events",
+                 dict(status))
+
+
+def probe_club(settings: Settings, timeout: float = 2.0) -> Check:
+    """Can the broker be reached at all (a TCP connection; nothing is published)?"""
+    import socket
+
+    from companion.config import parse_broker
+
+    host, port, _ = parse_broker(settings.club.broker)
+    where = f"table {settings.club.table_id} on {settings.club.broker}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as e:
+        return Check("club", "warn", f"{where}: the broker cannot be reached ({e}); the table plays on and "
+                     "sends its log when it can", {"broker": settings.club.broker})
+    return Check("club", "ok", f"{where}: the broker answers", {"broker": settings.club.broker})
+
+
 # --- the reports ------------------------------------------------------------------------------------
 def live_report(services) -> HealthReport:
     """Inside the running companion: the adapters' live status."""
@@ -421,7 +454,7 @@ def live_report(services) -> HealthReport:
         check_taught(s),
         check_corners(s),
         check_samples(s),
-    ], source="service")
+    ] + ([club_from_status(status.get("club"), s)] if s.club.enabled else []), source="service")
 
 
 def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> HealthReport:
@@ -437,4 +470,4 @@ def standalone_report(settings: Settings, *, camera_timeout: float = 5.0) -> Hea
         check_taught(settings),
         check_corners(settings),
         check_samples(settings),
-    ], source="standalone")
+    ] + ([probe_club(settings)] if settings.club.enabled else []), source="standalone")

@@ -1,0 +1,84 @@
+"""The hub's pages and API (Flask): the projector, a page per player, the tables and standings as JSON.
+
+GET /                     the projector: every table live (SSE)
+GET /players/<name>       a player's phone page: their table now, their games and place
+GET /api/tables           [{"table","last_seq","variant","hand","round","east","scores","game_over",…}]
+GET /api/tables/stream    the same list as Server-Sent Events ("tables"), after every change
+GET /api/tables/<id>      one table: its state as the table's own /api/state shows it, warnings
+GET /api/tables/<id>/events?after=N   the table's events the hub holds, as the table's /api/events
+GET /api/players          standings across tables and games
+GET /healthz              the hub's link to the broker, tables, events stored
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from flask import Flask, Response, abort, jsonify, render_template, request
+
+from companion.club.hub import ClubHub, _record
+
+#: seconds between keep-alive comments on an idle stream (a dead projector link is noticed)
+KEEPALIVE = 15.0
+
+
+def create_hub_app(hub: ClubHub) -> Flask:
+    app = Flask(__name__, template_folder="templates")
+    app.json.sort_keys = False
+
+    @app.get("/")
+    def projector():
+        return render_template("projector.html")
+
+    @app.get("/players/<name>")
+    def player_page(name: str):
+        return render_template("player.html", name=name)
+
+    @app.get("/api/tables")
+    def tables():
+        return jsonify(hub.summaries())
+
+    @app.get("/api/tables/stream")
+    def tables_stream():
+        def generate() -> Iterator[bytes]:
+            yield b"retry: 2000\n\n"
+            version = -1
+            while not hub._stop.is_set():
+                now = hub.wait_change(version, KEEPALIVE)
+                if now == version:
+                    yield b": keep-alive\n\n"
+                    continue
+                version = now
+                yield f"event: tables\ndata: {json.dumps(hub.summaries())}\n\n".encode()
+
+        return Response(generate(), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/tables/<table>")
+    def table(table: str):
+        found = hub.table_state(table)
+        if found is None:
+            abort(404, f"no table {table!r} has sent anything to this hub")
+        return jsonify(found)
+
+    @app.get("/api/tables/<table>/events")
+    def table_events(table: str):
+        raw = request.args.get("after", "0")
+        if not raw.isdigit():
+            abort(400, "after must be an event number")
+        if hub.table_state(table) is None:
+            abort(404, f"no table {table!r} has sent anything to this hub")
+        rows = hub.read_rows(table, int(raw))
+        return jsonify([_record(*r).to_json() for r in rows])
+
+    @app.get("/api/players")
+    def players():
+        return jsonify(hub.standings())
+
+    @app.get("/healthz")
+    def healthz():
+        health = hub.health()
+        return jsonify(health), 200 if health["ok"] else 503
+
+    return app
