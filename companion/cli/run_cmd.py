@@ -39,10 +39,14 @@ def lan_address() -> str:
 @click.option("--dice", "dice_url", default=None, metavar="URL",
               help="Dice box: a serial URL (/dev/ttyACM0, socket://host:port) or 'sim'  [default: sim]")
 @click.option("--camera", "camera_spec", default=None, metavar="SPEC", help="Camera source  [default: sim]")
+@click.option("--club", "club_broker", default=None, metavar="mqtt://HOST:PORT",
+              help="Publish the game log to the club's hub through this MQTT broker (docs/club.md).")
+@click.option("--table-id", default=None, metavar="ID", help="This table's name in the club (with --club).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Configuration file (TOML).")
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
-def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, config_file, verbose):
+def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_broker, table_id, config_file,
+        verbose):
     """Start the companion: game log, dice, camera, lamps and the dashboard for the phones."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -58,6 +62,9 @@ def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, config
         overrides["dice"] = {"url": dice_url}
     if camera_spec:
         overrides["camera"] = {"source": camera_spec}
+    club = {k: v for k, v in {"broker": club_broker, "table_id": table_id}.items() if v is not None}
+    if club:
+        overrides["club"] = club
     from companion.storage.lock import DataDirLock
 
     # a signal while the services are built (the first second or two) must not raise
