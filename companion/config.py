@@ -40,9 +40,13 @@ class ServerSettings(_Section):
     host: str = "0.0.0.0"
     #: 0 picks any free port (the URL printed at start says which)
     port: int = 8080
-    #: waitress worker threads; every phone's live connection (SSE) holds one, so this bounds the
-    #: phones that can watch at once (a few are kept back for ordinary requests)
+    #: waitress worker threads; every live connection (event stream, camera view) holds one: 6 are
+    #: kept for ordinary requests and camera.max_viewers (+ spectator_viewers) for the camera view,
+    #: the rest take event streams (64: 55 streams, a table needs about 10; docs/security.md)
     threads: int = 64
+    #: open connections at once (idle, slow or busy); above this new ones wait. Each is a file
+    #: descriptor, not a thread: the limit is raised to fit at start
+    max_connections: int = 2000
     #: the code players type (or scan) to join; empty: one is made up and kept in the data dir
     table_code: str = ""
     #: the code that makes a phone the host (new games, new table code); empty: made up and kept
@@ -57,8 +61,17 @@ class ServerSettings(_Section):
     #: http://mahjong.local:8080 or a proxy's https://…); empty: the Pi's own screen (a browser on
     #: 127.0.0.1) shows the Pi's address on its network, found at each request
     public_url: str = ""
-    #: wrong codes accepted from one address per minute before it must wait (429)
+    #: wrong codes accepted from one address per minute before it must wait (429); each further
+    #: lock-out of that address lasts twice as long (1, 2, 4 … 60 minutes)
     join_attempts_per_minute: int = 5
+    #: reverse proxies in front of the dashboard whose X-Forwarded-For/-Proto are believed (0: none,
+    #: the peer's own address counts; 1: one nginx/Caddy on the Pi). Too many lets anyone fake theirs
+    trusted_proxies: int = 0
+    #: hours a joined phone stays joined, counted from joining (not renewed by use); "Leave" ends it
+    session_hours: int = 24
+    #: live event streams for spectators who joined without the table code (0: none; they see the
+    #: game when a page loads, and refresh it every few seconds). Joined phones always get one
+    spectator_streams: int = 0
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -74,6 +87,18 @@ class ServerSettings(_Section):
         if self.public_url and not _PUBLIC_URL.fullmatch(self.public_url):
             raise ValueError(f"public_url {self.public_url!r}: give the address phones open, such as "
                              "http://mahjong.local:8080 (http:// or https://, a host, an optional port and path)")
+        if not 0 <= self.trusted_proxies <= 5:
+            raise ValueError("trusted_proxies must be between 0 (no proxy) and 5")
+        if not 1 <= self.session_hours <= 24 * 365:
+            raise ValueError("session_hours must be between 1 and 8760 (a year)")
+        if not 100 <= self.max_connections <= 100000:
+            raise ValueError("max_connections must be between 100 and 100000")
+        if self.spectator_streams < 0:
+            raise ValueError("spectator_streams must be 0 or more")
+        if self.spectator_streams and self.threads - 6 - self.spectator_streams < 8:
+            raise ValueError(f"threads ({self.threads}) leave fewer than 8 event streams for joined phones "
+                             f"beside 6 for requests and spectator_streams ({self.spectator_streams}); "
+                             "raise threads or lower spectator_streams")
 
 
 class GameSettings(_Section):
@@ -143,8 +168,11 @@ class CameraSettings(_Section):
     view_fps: float = 5.0
     #: the live view is scaled down to this width (pixels) before JPEG encoding, to spare the CPU
     view_width: int = 960
-    #: live-view viewers at once; each holds one web server thread
+    #: live-view viewers at once among joined phones; each holds one web server thread
     max_viewers: int = 3
+    #: live-view viewers at once among spectators who joined without the table code (0: the live
+    #: view is for joined phones only)
+    spectator_viewers: int = 0
 
     def __post_init__(self) -> None:
         from companion.hardware.camera.sources import parse_source  # one parser for config, `run` and `doctor`
@@ -164,6 +192,8 @@ class CameraSettings(_Section):
             problems.append("view_width must be at least 160 pixels")
         if not 1 <= self.max_viewers <= 16:
             problems.append("max_viewers must be between 1 and 16")
+        if not 0 <= self.spectator_viewers <= 16:
+            problems.append("spectator_viewers must be between 0 and 16")
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -319,6 +319,32 @@ def post_table_code():
     return jsonify({"code": code})
 
 
+def change_host_code() -> str:
+    """A new host code: every other host phone must join again; this one stays the host (in its seat)."""
+    from companion.web.guard import claim_seat, sign_in
+    viewer = require_host()
+    try:
+        code = web().access.new_host_code()
+    except CompanionError as e:
+        raise WebError(409, "refused", error_message(e)) from None
+    seat = (viewer.player, viewer.name)
+    sign_in("host")  # a new session under the new code; the old ones (copies included) end
+    web().sessions.end_role("host", keep=session["sid"])
+    if seat[0] is not None:
+        claim_seat(*seat)
+    return code
+
+
+@api.post("/api/host-code")
+def post_host_code():
+    """A new host code (host only, with `{"confirm": true}`): shown once, in this answer."""
+    require_host()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or body.get("confirm") is not True:
+        raise WebError(400, "confirm", _("Send {\"confirm\": true}: every other host phone must join again."))
+    return jsonify({"code": change_host_code(), **session_json()})
+
+
 @api.get("/api/table-code")
 def get_table_code():
     """The table code and join link, for phones that may show it (players, the Pi's own screen)."""

@@ -15,7 +15,7 @@ from companion.services import Services
 
 def create_app(services: Services) -> Flask:
     from companion.web import errors, guard, i18n
-    from companion.web.access import AttemptLimiter, CsrfTokens, TableAccess
+    from companion.web.access import AttemptLimiter, CsrfTokens, Sessions, TableAccess
     from companion.web.api import api
     from companion.web.camera import camera_view
     from companion.web.corners import corners_view
@@ -36,7 +36,9 @@ def create_app(services: Services) -> Flask:
         # Lax: a link from a chat or the QR scanner opens the page signed in; writes still need a token
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=server.secure_cookies,
-        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=server.session_hours),
+        # the cookie is not renewed by use: a session ends `session_hours` after joining (`Sessions`)
+        SESSION_REFRESH_EACH_REQUEST=False,
         JSON_SORT_KEYS=False,
     )
     app.json.sort_keys = False
@@ -44,8 +46,16 @@ def create_app(services: Services) -> Flask:
     app.extensions["companion_web"] = guard.WebContext(
         services=services, access=access, csrf=CsrfTokens(),
         limiter=AttemptLimiter(server.join_attempts_per_minute),
-        broker=PushBroker(services.hub, services.table, max(1, server.threads - RESERVED_THREADS)),
+        broker=PushBroker(services.hub, services.table, stream_slots(services.settings),
+                          spectator_streams=server.spectator_streams),
+        sessions=Sessions(services.settings.data_path, server.session_hours * 3600.0),
     )
+    if server.trusted_proxies:
+        # the client's own address (for the wrong-code limit, the Pi's own screen) and scheme, as the
+        # trusted proxies saw them; without a proxy these headers are anyone's to fake, so unused
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        n = server.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     i18n.install(app)
     app.before_request(allow_photo_upload)  # before the CSRF check reads the form
     guard.install(app)
@@ -59,3 +69,13 @@ def create_app(services: Services) -> Flask:
     app.register_blueprint(samples_view)  # camera samples to download (vision/samples.py)
     app.register_blueprint(health)  # /healthz (companion/health.py)
     return app
+
+
+def stream_slots(settings) -> int:
+    """Event streams for joined phones: the threads less those kept for ordinary requests, for the
+    camera view and for spectators' streams (at least 1)."""
+    from companion.web.push import RESERVED_THREADS
+
+    s = settings.server
+    camera = settings.camera.max_viewers + settings.camera.spectator_viewers
+    return max(1, s.threads - RESERVED_THREADS - camera - s.spectator_streams)

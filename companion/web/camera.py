@@ -22,7 +22,7 @@ from flask_babel import gettext as _
 from companion.hardware.camera import overlay
 from companion.hub import Message
 from companion.web.errors import WebError
-from companion.web.guard import read_right, require_read
+from companion.web.guard import is_joined, read_right, require_read
 
 camera_view = Blueprint("camera", __name__)
 
@@ -42,6 +42,8 @@ class LiveView:
         self._observation: tuple[float, dict[str, Any]] | None = None
         self._cache: tuple[tuple, bytes] | None = None
         self._viewers = threading.BoundedSemaphore(self.settings.max_viewers)
+        # spectators (no code) have their own few places: they never take a joined phone's
+        self._spectators = threading.BoundedSemaphore(max(1, self.settings.spectator_viewers))
         services.hub.subscribe(self._observed, {"observation"})
 
     @property
@@ -91,11 +93,13 @@ class LiveView:
             detail = (status.get("error") or "") + " - retrying by itself"
         return _encode(overlay.placeholder(self.settings.view_width, title, detail))
 
-    def try_enter(self) -> bool:
-        return self._viewers.acquire(blocking=False)
+    def try_enter(self, spectator: bool = False) -> bool:
+        if spectator and not self.settings.spectator_viewers:
+            return False
+        return (self._spectators if spectator else self._viewers).acquire(blocking=False)
 
-    def leave(self) -> None:
-        self._viewers.release()
+    def leave(self, spectator: bool = False) -> None:
+        (self._spectators if spectator else self._viewers).release()
 
 
 def _encode(image) -> bytes:
@@ -122,20 +126,32 @@ def _subscribe_early(state) -> None:
         live_view()
 
 
+def _require_viewer() -> tuple[object, bool]:
+    """The camera sees every tile on the table: it is for joined phones (and the Pi's own screen);
+    spectators without the code see it only where `camera.spectator_viewers` allows."""
+    viewer = require_read()
+    spectator = not is_joined(viewer)
+    if spectator and not live_view().settings.spectator_viewers:
+        raise WebError(403, "join_for_live", _("The live camera view is for phones that joined with the table code."))
+    return viewer, spectator
+
+
 @camera_view.get("/camera/snapshot.jpg")
 def snapshot():
-    require_read()  # the camera sees every tile on the table: a reader's right, as the game state is
+    _require_viewer()
     data, _seq = live_view().jpeg(timeout=1.0)
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @camera_view.get("/camera/stream.mjpg")
 def stream():
-    may_read = read_right(require_read())
+    viewer, spectator = _require_viewer()
+    may_read = read_right(viewer)
     view = live_view()
-    if not view.try_enter():
+    if not view.try_enter(spectator):
         raise WebError(503, "too_many_viewers", _("The live view already has %(n)d viewers; try again later.",
-                                                   n=view.settings.max_viewers))
+                                                   n=view.settings.spectator_viewers if spectator
+                                                   else view.settings.max_viewers))
     interval = 1.0 / view.settings.view_fps
 
     def frames():
@@ -154,7 +170,7 @@ def stream():
                 if rest > 0:
                     time.sleep(rest)  # the throttle: at most view_fps pictures per second per viewer
         finally:
-            view.leave()
+            view.leave(spectator)
 
     return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -8,6 +8,7 @@ route runs (see `access.py` for the model).
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit
@@ -16,7 +17,7 @@ from flask import Flask, current_app, g, request, session
 from flask_babel import gettext as _
 
 from companion.services import Services
-from companion.web.access import AttemptLimiter, CsrfTokens, TableAccess, Viewer, is_loopback
+from companion.web.access import AttemptLimiter, CsrfTokens, Sessions, TableAccess, Viewer, is_loopback
 from companion.web.errors import WebError
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -33,6 +34,7 @@ class WebContext:
     csrf: CsrfTokens
     limiter: AttemptLimiter
     broker: object  # push.PushBroker (import cycle avoided)
+    sessions: Sessions
 
 
 def web() -> WebContext:
@@ -58,8 +60,8 @@ def current_viewer() -> Viewer:
     sid = session_id()
     role = session.get("role", "anonymous")
     if role not in ("spectator", "player", "host") or session.get("epoch") != _epoch(
-            access, role, bool(session.get("with_code"))):
-        role = "anonymous"  # joined with a code that has since been changed
+            access, role, bool(session.get("with_code"))) or not web().sessions.valid(sid):
+        role = "anonymous"  # joined with a code that has since been changed, left, or joined too long ago
     player = name = None
     state = services().table.state
     if role in ("player", "host") and state is not None:
@@ -79,6 +81,9 @@ def _epoch(access: TableAccess, role: str, with_code: bool) -> str:
 def sign_in(role: str, *, with_code: bool = True) -> None:
     """Start a table session: a new session id (no fixation), the role and the code's epoch."""
     access = web().access
+    old = session.get("sid")
+    if old and web().sessions.end(old):  # a phone that joins again is one session, not two
+        web().csrf.forget(old)
     session.clear()
     session["sid"] = secrets.token_urlsafe(18)
     session.permanent = True
@@ -86,7 +91,8 @@ def sign_in(role: str, *, with_code: bool = True) -> None:
     session["with_code"] = with_code
     session["epoch"] = _epoch(access, role, with_code)
     g.pop("viewer", None)
-    g.fresh_csrf = web().csrf.issue(session["sid"])  # tokens of the old session id are void
+    web().sessions.start(session["sid"], role)
+    g.fresh_csrf = web().csrf.issue(session["sid"], joined=True)  # tokens of the old session id are void
 
 
 def claim_seat(player: int, name: str) -> None:
@@ -96,12 +102,30 @@ def claim_seat(player: int, name: str) -> None:
 
 
 def sign_out() -> None:
+    """End this phone's session on the server too: a copy of its cookie no longer counts."""
     ended = session.get("sid")
     session.clear()
     g.pop("viewer", None)
+    if ended:
+        web().sessions.end(ended)
+        web().csrf.forget(ended)
+        web().broker.end_session(ended)  # its open streams (a joined phone's right) end with it
     g.fresh_csrf = web().csrf.issue(session_id())
-    if ended and services().settings.server.require_code_for_reads:
-        web().broker.end_session(ended)  # its open streams may read no more
+
+
+def is_joined(viewer: Viewer) -> bool:
+    """Joined with a code (player, host, or a spectator who typed the table code), or the Pi's own
+    screen: who gets a live stream and the camera view without `spectator_streams`."""
+    if viewer.role in ("player", "host"):
+        return True
+    if viewer.role == "spectator" and session.get("with_code"):
+        return True
+    return is_loopback(request.remote_addr)
+
+
+def may_see_health(viewer: Viewer) -> bool:
+    """The full health report (dice, dealer, data folder, disk) is the host's and the Pi's own."""
+    return viewer.is_host or is_loopback(request.remote_addr)
 
 
 def can_read(viewer: Viewer) -> bool:
@@ -122,22 +146,27 @@ def require_read() -> Viewer:
 def read_right(viewer: Viewer) -> Callable[[], bool]:
     """Whether `viewer`'s session may still read, for its event stream to ask long after the request.
 
-    Only a new table code takes the right away (leaving ends the streams in `sign_out`): between
-    code changes this is one integer comparison, so a stream can ask before every message.
+    A joined session's stream ends when the session does: a new code, "Leave" (also from another
+    copy of the cookie), or its end of life. Between changes this is two integer comparisons and
+    a clock reading, so a stream can ask before every message. An anonymous watcher's stream
+    (only where reads are open) never loses the right.
     """
-    if not services().settings.server.require_code_for_reads:
+    if viewer.role == "anonymous":
         return lambda: True
-    access = web().access
-    role, with_code, epoch = viewer.role, bool(session.get("with_code")), session.get("epoch")
-    checked: int | None = None  # the code generation the epoch was last found valid in
+    access, sessions = web().access, web().sessions
+    role, with_code, epoch, sid = viewer.role, bool(session.get("with_code")), session.get("epoch"), viewer.sid
+    ends = sessions.ends_at(sid) or 0.0
+    checked: tuple[int, int] | None = None  # the generations the session was last found valid in
 
     def may_read() -> bool:
         nonlocal checked
-        generation = access.generation  # read before the epoch: a change after it is seen next time
-        if generation != checked:
-            if _epoch(access, role, with_code) != epoch:
+        if time.time() >= ends:
+            return False
+        generations = (access.generation, sessions.generation)  # read first: a later change is seen next time
+        if generations != checked:
+            if _epoch(access, role, with_code) != epoch or not sessions.valid(sid):
                 return False
-            checked = generation
+            checked = generations
         return True
 
     return may_read
@@ -168,7 +197,8 @@ def shows_code(viewer: Viewer) -> bool:
 
 def csrf_token() -> str:
     """A fresh single-use token for this session (for a page's meta tag or a form)."""
-    return web().csrf.issue(session_id())
+    sid = session_id()
+    return web().csrf.issue(sid, joined=web().sessions.valid(sid))
 
 
 def _same_origin() -> bool:
@@ -179,16 +209,20 @@ def _same_origin() -> bool:
     return urlsplit(origin).netloc == request.host
 
 
+def check_origin() -> None:
+    if not _same_origin():
+        raise WebError(403, "cross_origin", _("Requests from other sites are refused."))
+
+
 def check_csrf() -> None:
     if request.method not in UNSAFE_METHODS:
         return
-    if not _same_origin():
-        raise WebError(403, "cross_origin", _("Requests from other sites are refused."))
+    check_origin()
     token = request.headers.get(CSRF_HEADER) or (request.form.get(CSRF_FIELD) if request.mimetype in (
         "application/x-www-form-urlencoded", "multipart/form-data") else None)
     sid = session.get("sid", "")
     ok = web().csrf.consume(sid, token or "")
-    g.fresh_csrf = web().csrf.issue(session_id())  # the next write's token, also after a refusal
+    g.fresh_csrf = csrf_token()  # the next write's token, also after a refusal
     if not ok:
         raise WebError(403, "csrf", _("This page's security token has expired or was already used; try again."))
 

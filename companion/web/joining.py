@@ -41,11 +41,13 @@ def resolve_player(ref: PlayerRef, what: str = "player", *, before: int | None =
 
 
 def client_address() -> str:
+    """The client's address: the peer's, or behind `server.trusted_proxies` the one they saw (ProxyFix)."""
     return request.remote_addr or "unknown"
 
 
 def check_code(code: str) -> str:
-    """The role the code gives; 429 while this address (or the table) has had too many wrong codes."""
+    """The role the code gives; 429 while this address has had too many wrong codes (never for
+    another address's: a crowd of wrong guessers cannot lock out a phone that types it right)."""
     limiter = web().limiter
     address = client_address()
     wait = limiter.retry_after(address)
@@ -59,6 +61,7 @@ def check_code(code: str) -> str:
     if role is None:
         limiter.failed(address)
         raise WebError(403, "wrong_code", _("That is not this table's code."))
+    limiter.succeeded(address)
     return role
 
 

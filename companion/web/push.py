@@ -26,7 +26,7 @@ from flask_babel import get_translations, gettext as _
 from companion.hub import Hub, Message
 from companion.table import Table
 from companion.web.errors import WebError
-from companion.web.guard import read_right, require_read, web
+from companion.web.guard import is_joined, read_right, require_read, services, web
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +62,14 @@ def sse(event: str, data: Any, msg_id: int | None = None) -> bytes:
 class PushBroker:
     """Holds the open streams; ends them all when the server stops, and a session's when it signs out."""
 
-    def __init__(self, hub: Hub, table: Table, max_streams: int) -> None:
+    def __init__(self, hub: Hub, table: Table, max_streams: int, spectator_streams: int = 0) -> None:
         self.hub = hub
         self.table = table
+        #: streams for joined phones; spectators' (`spectator_streams`) never take from these
         self.max_streams = max_streams
+        self.spectator_streams = spectator_streams
         self._queues: dict[queue.Queue, str | None] = {}  # each stream's queue -> its session id
+        self._spectators: set[queue.Queue] = set()
         self._lock = threading.Lock()
         self._closed = False
 
@@ -112,7 +115,7 @@ class PushBroker:
 
     def stream(self, last_id: int | None, gone: Callable[[], bool] = lambda: False, *,
                may_read: Callable[[], bool] = lambda: True, sid: str | None = None,
-               localise: Callable[[Message], Any] = lambda m: m.data) -> Iterator[bytes]:
+               localise: Callable[[Message], Any] = lambda m: m.data, spectator: bool = False) -> Iterator[bytes]:
         """The event stream for one phone; `gone()` says whether the phone has hung up (the server knows),
         `may_read()` whether its session may still read (asked before each message and each second),
         `localise(message)` the data as this phone is sent it (`in_language`)."""
@@ -127,7 +130,12 @@ class PushBroker:
         with self._lock:
             if self._closed:
                 raise WebError(503, "stopping", _("The companion is stopping."))
-            if len(self._queues) >= self.max_streams:
+            if spectator:
+                if len(self._spectators) >= self.spectator_streams:
+                    raise WebError(503, "busy", _("Too many phones are connected; retrying shortly."),
+                                   headers={"Retry-After": "30"})
+                self._spectators.add(q)
+            elif len(self._queues) - len(self._spectators) >= self.max_streams:
                 raise WebError(503, "busy", _("Too many phones are connected; retrying shortly."),
                                headers={"Retry-After": "5"})
             self._queues[q] = sid
@@ -137,6 +145,7 @@ class PushBroker:
             unsubscribe()
             with self._lock:
                 self._queues.pop(q, None)
+                self._spectators.discard(q)
 
         try:
             caught = self.catch_up(last_id, localise) if last_id is not None else None
@@ -252,9 +261,14 @@ def in_language(translations) -> Callable[[Message], Any]:
 @push.get("/api/stream")
 def stream():
     viewer = require_read()
+    # live streams are for joined phones; strangers (spectators without the code) only where the
+    # table allows them some (`server.spectator_streams`), and never more than that
+    spectator = not is_joined(viewer)
+    if spectator and not services().settings.server.spectator_streams:
+        raise WebError(403, "join_for_live", _("Live updates are for phones that joined with the table code."))
     # waitress tells a running app that its client hung up (with channel_request_lookahead > 0)
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     gen = web().broker.stream(_last_id(), gone, may_read=read_right(viewer), sid=viewer.sid,
-                              localise=in_language(get_translations()))
+                              localise=in_language(get_translations()), spectator=spectator)
     return Response(gen, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

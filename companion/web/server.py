@@ -1,26 +1,113 @@
-"""The production WSGI server (waitress) as a component that starts and stops cleanly."""
+"""The production WSGI server (waitress) as a component that starts and stops cleanly.
+
+Hardened against a stranger on the Wi-Fi (docs/security.md): connections cost a file descriptor,
+never a thread, until a whole request has arrived, and up to `server.max_connections` of them are
+kept (poll(), not select(), so past 1,024; the process's descriptor limit is raised to fit).
+Every connection has a deadline: idle ones close after `IDLE_TIMEOUT_S`, a request that is still
+arriving after `REQUEST_TIMEOUT_S` (a "slow loris") is dropped, and a reader that has taken none
+of its answer for `SEND_TIMEOUT_S` is closed, which frees the thread its live stream held. Each
+connection buffers at most `OUTBUF_HIGH_WATERMARK` of answer before the writer waits.
+"""
 
 from __future__ import annotations
 
 import errno
 import logging
+import resource
 import threading
+import time
 
 from waitress import wasyncore
-from waitress.server import create_server
+from waitress.channel import HTTPChannel
+from waitress.server import BaseWSGIServer, create_server
 
 log = logging.getLogger(__name__)
+
+#: seconds a connection may sit without a request (a phone's keep-alive between requests)
+IDLE_TIMEOUT_S = 30
+#: seconds from a request's first byte to its last (headers and body: a 16 MiB photo over a slow link fits)
+REQUEST_TIMEOUT_S = 60
+#: seconds a connection with answer waiting may go without taking a byte of it
+SEND_TIMEOUT_S = 30
+#: how often the deadlines are looked at
+CLEANUP_INTERVAL_S = 5
+#: answer bytes buffered per connection before the thread writing it waits (waitress: 16 MiB)
+OUTBUF_HIGH_WATERMARK = 1024 * 1024
+#: the largest request body taken at all (the teach page's photos, 16 MiB, and their form)
+MAX_REQUEST_BODY = 17 * 1024 * 1024
+
+
+class _Channel(HTTPChannel):
+    """A connection that notes when the request now arriving began."""
+
+    request_started: float | None = None
+
+    def received(self, data):
+        before = self.request
+        result = super().received(data)
+        if self.request is None:
+            self.request_started = None
+        elif self.request is not before:
+            self.request_started = time.time()
+        return result
+
+
+def _maintenance(server: BaseWSGIServer, request_timeout: float, send_timeout: float):
+    """waitress's clean-up (idle connections), plus the request and send deadlines."""
+    idle = server.maintenance
+
+    def maintenance(now: float) -> None:
+        idle(now)
+        for channel in list(server.active_channels.values()):
+            if channel.will_close:
+                continue
+            started = getattr(channel, "request_started", None)
+            if not channel.requests and started is not None and now - started > request_timeout:
+                channel.will_close = True  # a request that never finishes arriving
+            elif channel.requests and channel.total_outbufs_len and now - channel.last_activity > send_timeout:
+                # its reader stopped reading: closed here (its socket never becomes writable, so
+                # `will_close` would wait for good); the thread waiting to write is let go
+                channel.handle_close()
+    return maintenance
+
+
+def raise_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards `wanted` (up to the hard limit); the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as e:
+            log.warning("cannot raise the open-file limit to %d: %s", target, e)
+    return wanted if soft == resource.RLIM_INFINITY else soft
 
 
 class WebServer:
     name = "web"
 
-    def __init__(self, app, host: str, port: int, threads: int = 8) -> None:
+    def __init__(self, app, host: str, port: int, threads: int = 8, *, max_connections: int = 2000,
+                 idle_timeout: int = IDLE_TIMEOUT_S, request_timeout: float = REQUEST_TIMEOUT_S,
+                 send_timeout: float = SEND_TIMEOUT_S, cleanup_interval: int = CLEANUP_INTERVAL_S) -> None:
         self.app = app
+        files = raise_file_limit(max_connections + 128)
+        if files < max_connections + 128:
+            log.warning("the open-file limit is %d: at most %d connections at once (server.max_connections = %d)",
+                        files, max(50, files - 128), max_connections)
+            max_connections = max(50, files - 128)
         # every live phone holds a thread with its event stream: `threads` bounds the phones watching
         self._server = create_server(app, host=host, port=port, threads=threads, ident="companion",
-                                     channel_timeout=60, connection_limit=max(100, threads + 50),
+                                     connection_limit=max_connections, asyncore_use_poll=True,
+                                     channel_timeout=idle_timeout, cleanup_interval=cleanup_interval,
+                                     outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+                                     max_request_body_size=MAX_REQUEST_BODY,
                                      channel_request_lookahead=5)  # lets a stream learn that its phone left
+        servers = [self._server] if isinstance(self._server, BaseWSGIServer) else [
+            s for s in self._server.map.values() if isinstance(s, BaseWSGIServer)]  # one per address
+        for server in servers:
+            server.channel_class = _Channel
+            server.maintenance = _maintenance(server, request_timeout, send_timeout)
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
@@ -59,6 +146,6 @@ def add_dashboard(services, host: str | None = None, port: int | None = None) ->
 
     s = services.settings.server
     web = WebServer(create_app(services), s.host if host is None else host, s.port if port is None else port,
-                    threads=s.threads)
+                    threads=s.threads, max_connections=s.max_connections)
     services.add(web)
     return web

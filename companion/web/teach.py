@@ -30,8 +30,14 @@ _teaching = threading.Lock()
 
 
 def allow_photo_upload() -> None:
-    """Raise the body limit for the photo upload only; runs before the CSRF check reads the form."""
-    if request.endpoint == "teach.upload":
+    """Raise the body limit for the photo upload only, and only for the host from this site's own
+    page: who may upload is checked before a byte of the body is read (the CSRF token, in the
+    form, is checked next by the guard), so nobody else can make the server take in 16 MiB."""
+    if request.endpoint == "teach.upload" and request.method == "POST":
+        from companion.web.guard import check_origin
+
+        check_origin()
+        require_host()
         request.max_content_length = PHOTO_LIMIT
 
 

@@ -129,11 +129,15 @@ def set_language():
 
 
 def _local_path(target: str | None) -> str | None:
-    """Only a path on this server (no open redirect)."""
-    if not target:
+    """Only a path on this server (no open redirect): no scheme or host, no backslash (browsers
+    read `/\\host` as `//host`), no control characters or spaces (a line break in a Location
+    header is refused by the server: it was a 500)."""
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return None
+    if "\\" in target or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in target):
         return None
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+    if parts.scheme or parts.netloc:
         return None
     return target
 
@@ -208,6 +212,20 @@ def new_game_form():
                     table_code=web().access.table_code, host_code_hint=True,
                     typed=players, typed_variant=request.form.get("variant", ""))
     return redirect(url_for("views.seat"), 303)
+
+
+@views.post("/settings/host-code")
+def new_host_code_form():
+    """A new host code, after the host ticked the box that says what it does."""
+    require_host()
+    from companion.web.api import change_host_code, list_variants
+    from companion.web.samples import summary
+    if request.form.get("confirm") != "yes":
+        raise WebError(400, "confirm", _("Tick the box to confirm: every other host phone must join again."))
+    code = change_host_code()
+    # shown once, on this page only (never in an address): the host writes it down
+    return page("settings.html", variants=list_variants(), table_code=web().access.table_code,
+                host_code_hint=True, samples=summary(), new_host_code=code)
 
 
 @views.post("/settings/code")

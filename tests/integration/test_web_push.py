@@ -18,7 +18,7 @@ CODE = "PUSH22"
 @pytest.fixture
 def server(tmp_path):
     settings = load_settings(env={}, overrides={
-        "data_dir": str(tmp_path), "server": {"host": "127.0.0.1", "port": 0, "table_code": CODE, "threads": 10}})
+        "data_dir": str(tmp_path), "server": {"host": "127.0.0.1", "port": 0, "table_code": CODE, "threads": 13}})
     services = build_services(settings)
     web = add_dashboard(services)
     services.start()
@@ -196,7 +196,7 @@ def test_a_stream_ends_when_its_session_may_no_longer_read(tmp_path):
     """With reads behind the code, leaving or a new table code ends the session's open stream too."""
     host_code = "HOSTCODE9"
     settings = load_settings(env={}, overrides={"data_dir": str(tmp_path), "server": {
-        "host": "127.0.0.1", "port": 0, "table_code": "", "host_code": host_code, "threads": 10,
+        "host": "127.0.0.1", "port": 0, "table_code": "", "host_code": host_code, "threads": 13,
         "require_code_for_reads": True}})
     services = build_services(settings)
     web = add_dashboard(services)
