@@ -123,6 +123,11 @@ def is_joined(viewer: Viewer) -> bool:
     return is_loopback(request.remote_addr)
 
 
+def may_stream(viewer: Viewer) -> bool:
+    """Whether this page may open a live stream at all (else it fetches the state now and then)."""
+    return is_joined(viewer) or services().settings.server.spectator_streams > 0
+
+
 def may_see_health(viewer: Viewer) -> bool:
     """The full health report (dice, dealer, data folder, disk) is the host's and the Pi's own."""
     return viewer.is_host or is_loopback(request.remote_addr)

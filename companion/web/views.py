@@ -22,8 +22,8 @@ from companion.rules.seats import WINDS
 from companion.web.access import Viewer
 from companion.web.bodies import JoinBody, idempotency_key
 from companion.web.errors import WebError
-from companion.web.guard import (can_read, csrf_token, current_viewer, require_host, require_read, require_write,
-                                 services, shows_code, sign_out, web)
+from companion.web.guard import (can_read, csrf_token, current_viewer, may_stream, require_host, require_read,
+                                 require_write, services, shows_code, sign_out, web)
 from companion.web.i18n import LANGUAGES, client_strings, error_message, select_locale
 from companion.web.joining import join, take_seat
 from companion.web.wallsvg import legend, wall_svg
@@ -58,7 +58,7 @@ def page(template: str, **context):
         # the table's own where reads need the code; the join page still names the seats)
         template, viewer=viewer, state=state, state_json=services().table.state_json() if state and readable else None,
         csrf=csrf_token(), strings=client_strings(), can_read=readable,
-        show_code=shows_code(viewer), **context)
+        show_code=shows_code(viewer), live=may_stream(viewer), **context)
     return body, status
 
 

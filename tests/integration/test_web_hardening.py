@@ -301,3 +301,21 @@ def test_thousands_of_anonymous_sessions_do_not_void_a_players_token(app):
     r = player.c.post("/api/hands", json={"result": "draw"}, headers={"X-CSRF-Token": token},
                       environ_base={"REMOTE_ADDR": player.address})
     assert r.status_code == 201
+
+
+def test_a_page_for_a_stranger_fetches_the_state_instead_of_asking_for_a_stream(tmp_path):
+    app, services = make_app(tmp_path)
+    try:
+        spectator = Phone(app, STRANGER)
+        spectator.join(code="", role="spectator")
+        assert 'data-live="false"' in spectator.get("/seat").get_data(as_text=True)
+        assert 'data-live="true"' in _joined(app, "player").get("/seat").get_data(as_text=True)
+    finally:
+        services.stop()
+    app, services = make_app(tmp_path / "open", spectator_streams=4)
+    try:
+        spectator = Phone(app, STRANGER)
+        spectator.join(code="", role="spectator")
+        assert 'data-live="true"' in spectator.get("/seat").get_data(as_text=True)
+    finally:
+        services.stop()
