@@ -160,8 +160,6 @@ class ClassicalRules(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     limit: Annotated[int, msgspec.Meta(ge=1)] = 1000
     #: R121-122: the special limit hands in force (they score the limit)
     limit_hands: list[LimitHand] = msgspec.field(default_factory=lambda: list(LIMIT_NAMES))
-    #: at most this many doubles are counted (none: all)
-    max_doubles: Count | None = None
     points: Points = msgspec.field(default_factory=Points)
     winner_points: WinnerPoints = msgspec.field(default_factory=WinnerPoints)
     doubles: Doubles = msgspec.field(default_factory=Doubles)
@@ -352,24 +350,24 @@ def _limit_hand(hand: Hand, sets: list[Set] | None, rules: ClassicalRules) -> st
     one_suit = len({suit(c) for c in tiles}) == 1 and not is_honour(tiles[0])
     for key in rules.limit_hands:
         hit = False
-        if key == "heavens_blessing":
-            hit = hand.heavenly and hand.seat_wind == "E"
-        elif key == "earths_blessing":
-            hit = hand.earthly and hand.seat_wind != "E"
-        elif key == "thirteen_orphans":
+        if key == "thirteen_orphans":
             hit = thirteen_orphans(hand)
         elif key == "nine_gates":
             hit = nine_gates(hand)
         elif key == "wriggling_snake":
             hit = wriggling_snake(hand)
+        elif sets is None:  # the others need four sets and a pair
+            continue
+        elif key == "heavens_blessing":
+            hit = hand.heavenly and hand.seat_wind == "E"
+        elif key == "earths_blessing":
+            hit = hand.earthly and hand.seat_wind != "E"
         elif key == "plum_blossom":
             hit = hand.replacement and win == "5p"
         elif key == "moon_from_sea":
             hit = hand.last_tile and hand.self_drawn and win == "1p"
         elif key == "scratching_pole":
             hit = hand.robbing_kong and win == "2s"
-        elif sets is None:
-            continue
         elif key == "all_honours":
             hit = all(is_honour(c) for c in tiles)
         elif key == "all_terminals":
@@ -395,8 +393,6 @@ def _limit_hand(hand: Hand, sets: list[Set] | None, rules: ClassicalRules) -> st
 def _finish(t: _Tally, rules: ClassicalRules, system: str) -> Score:
     points = t.total("points")
     doubles = t.total("doubles")
-    if rules.max_doubles is not None:
-        doubles = min(doubles, rules.max_doubles)
     raw = points * 2**doubles
     total = min(raw, rules.limit)
     return Score(valid=True, system=system, total=total, items=list(t.items.values()),

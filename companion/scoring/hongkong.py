@@ -41,7 +41,7 @@ Faan = Annotated[int, msgspec.Meta(ge=0)]
 
 LimitHand = Literal[
     "heavenly_hand", "earthly_hand", "thirteen_orphans", "nine_gates", "all_honours", "all_terminals", "all_kongs",
-    "great_dragons", "great_winds", "small_winds", "concealed_pungs_self_drawn", "double_kong", "eight_flowers",
+    "great_dragons", "great_winds", "small_winds", "concealed_pungs_self_drawn", "eight_flowers",
 ]
 LIMIT_NAMES: dict[str, tuple[str, str]] = {
     "heavenly_hand": ("Heavenly hand", "天糊"),
@@ -55,7 +55,6 @@ LIMIT_NAMES: dict[str, tuple[str, str]] = {
     "great_winds": ("Great winds", "大四喜"),
     "small_winds": ("Small winds", "小四喜"),
     "concealed_pungs_self_drawn": ("All concealed pungs, self-drawn", "坎坎糊"),
-    "double_kong": ("Self-drawn on a kong upon a kong", "槓上槓自摸"),
     "eight_flowers": ("All eight flowers and seasons", "八仙過海"),
 }
 
@@ -129,20 +128,18 @@ def _limit(hand: Hand, sets: list[Set] | None, rules: HongKongRules) -> str | No
     tiles = list(hand.counts().elements())
     for key in rules.limit_hands:
         hit = False
-        if key == "heavenly_hand":
-            hit = hand.heavenly and hand.seat_wind == "E"
-        elif key == "earthly_hand":
-            hit = hand.earthly and hand.seat_wind != "E"
-        elif key == "thirteen_orphans":
+        if key == "thirteen_orphans":
             hit = thirteen_orphans(hand)
         elif key == "nine_gates":
             hit = nine_gates(hand)
-        elif key == "eight_flowers":
+        elif key == "eight_flowers":  # wins whatever the tiles (the source's 八仙過海)
             hit = len(hand.flowers) == 8
-        elif key == "double_kong":
-            hit = False  # needs a flag the hand does not carry (a second kong's replacement)
-        elif sets is None:
+        elif sets is None:  # the others need four sets and a pair
             continue
+        elif key == "heavenly_hand":
+            hit = hand.heavenly and hand.seat_wind == "E"
+        elif key == "earthly_hand":
+            hit = hand.earthly and hand.seat_wind != "E"
         elif key == "all_honours":
             hit = all(is_honour(c) for c in tiles)
         elif key == "all_terminals":

@@ -46,6 +46,18 @@ def test_not_a_winning_shape_gets_a_reason():
     assert not result.valid and "not a winning hand" in result.reason
 
 
+def test_a_blessing_needs_a_winning_shape():
+    """Heaven's blessing (R121) is East out on the deal: with tiles that do not win, no limit."""
+    hand = json_hand({"concealed": "1m2m4m 5p6p7p 3s4s5s 6s7s8s 9m", "winning_tile": "9m", "heavenly": True,
+                      "self_drawn": True})
+    assert not score_obj(hand, CLASSICAL).valid
+
+
+@pytest.mark.parametrize("name", ["classical", "german", "hongkong"])
+def test_builtin_tables_pass_the_check(name):
+    assert check_variant(load_variant(name)) == name
+
+
 def test_a_hand_that_cannot_exist_gets_a_reason():
     result = score_obj({"concealed": ["1m"] * 5 + ["2m"] * 8, "winning_tile": "3m"}, CLASSICAL)
     assert not result.valid and "four of each" in result.reason
