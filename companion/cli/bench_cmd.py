@@ -13,6 +13,7 @@ from companion.cli import LazyGroup
 BENCHMARKS: dict[str, str] = {
     "camera": "companion.hardware.camera.bench:camera_bench",
     "dice": "companion.hardware.dice.bench:dice",
+    "long-game": "companion.web.longbench:long_game",
     "recognition": "companion.vision.tiles.bench:recognition",
     "scenes": "companion.vision.bench:scenes",
     "teach": "companion.vision.tiles.bench_teach:teach_bench",

@@ -49,11 +49,12 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def start_server(data_dir: Path, threads: int) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: Path, threads: int, extra: str = "") -> tuple[subprocess.Popen, str]:
+    """`companion run` on `data_dir`; `extra`: more TOML for its configuration (other sections)."""
     config = data_dir / "bench.toml"
     config.write_text(
         f'data_dir = "{data_dir.as_posix()}"\n[server]\nhost = "127.0.0.1"\nport = 0\nthreads = {threads}\n'
-        f'table_code = "{CODE}"\n', encoding="utf-8")
+        f'table_code = "{CODE}"\n{extra}', encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
     proc = subprocess.Popen([sys.executable, "-m", "companion", "run", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

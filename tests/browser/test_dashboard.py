@@ -364,6 +364,29 @@ def test_history_times_follow_the_page_language_not_the_browsers(live, browsers)
     assert all(re.fullmatch(r"#\d+ \d{2}:\d{2}", t) for t in times), times  # German: 14:05, no AM/PM
 
 
+def test_a_long_games_history_opens_on_its_latest_page_and_reads_older_ones_when_scrolled(live, browsers):
+    from companion.game.events import HandWon
+
+    services, base = live
+    table = services.table
+    for i in range(450):  # East keeps the seat (R11): a long game
+        table.record(HandWon(winner=table.state.dealer, value=8 + i))
+    first, last = table.records()[0].id, table.records()[-1].id
+    phone = browsers()
+    join(phone, base, seat=0)
+    phone.get(f"{base}/history")
+    ids = lambda d: [e.get_attribute("data-event") for e in d.find_elements(By.CSS_SELECTOR, "#log li[data-event]")]  # noqa: E731
+    wait(phone).until(lambda d: len(ids(d)) == 200)  # the latest page only
+    assert ids(phone.driver)[0] == str(last) and str(first) not in ids(phone.driver)
+    table.record(DiceThrown(faces=[3, 4], source="sim"))  # while the view is open: what came since is read
+    wait(phone).until(lambda d: ids(d)[:2] == [str(last + 1), str(last)] and len(ids(d)) == 201)
+    # scrolled to the end of the list: the older pages, down to the start of the game
+    wait(phone, 15).until(lambda d: d.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+                          or str(first) in ids(d))
+    assert ids(phone.driver) == [str(i) for i in range(last + 1, first - 1, -1)]
+    assert not phone.driver.find_elements(By.CSS_SELECTOR, "#log li.more")
+
+
 def test_a_wrong_code_is_refused(live, browsers):
     services, base = live
     before = len(services.table.records())

@@ -473,6 +473,40 @@
   }
 
   // --- history ---------------------------------------------------------------------------------------
+  // the log is read from its end, a page at a time (a long game has thousands of events): the
+  // latest page when the view opens, what came since on each update, an older page each time the
+  // end of the list scrolls into view
+  const HISTORY_PAGE = 200;
+  let logRecords = [];  // the part of this game's log read so far, oldest first
+  const getLog = async (query) => {
+    const resp = await fetch(`/api/events?${query}`, { credentials: "same-origin" });
+    if (!resp.ok) throw new Error(resp.statusText);
+    return resp.json();
+  };
+  async function readLog() {
+    if (!logRecords.length || logRecords[0].game !== state.game) {
+      logRecords = await getLog(`limit=${HISTORY_PAGE}`);
+      return;
+    }
+    const newer = await getLog(`after=${logRecords[logRecords.length - 1].id}`);
+    const last = logRecords[logRecords.length - 1].id;  // read again: another call may have added some
+    logRecords = logRecords.concat(newer.filter((r) => r.id > last && r.game === state.game));
+  }
+  const logComplete = () => !logRecords.length || logRecords[0].type === "game_started";
+  let readingOlder = false;
+  async function readOlder() {
+    if (readingOlder || logComplete()) return;
+    readingOlder = true;
+    try {
+      const older = await getLog(`before=${logRecords[0].id}&limit=${HISTORY_PAGE}`);
+      const first = logRecords[0].id;
+      logRecords = older.filter((r) => r.id < first && r.game === logRecords[0].game).concat(logRecords);
+    } catch (e) { return; } finally { readingOlder = false; }
+    historyFor = null;
+    renderHistory();
+  }
+  const olderObserver = "IntersectionObserver" in window
+    ? new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) readOlder(); }) : null;
   let historyFor = null;
   async function renderHistory() {
     const list = $("#log");
@@ -481,8 +515,9 @@
     // again when the form closes (saved or cancelled)
     if ($("form.correct", list)) return;
     historyFor = state.last_event;
-    let records = [];
-    try { records = await (await fetch("/api/events", { credentials: "same-origin" })).json(); } catch (e) { return; }
+    try { await readLog(); } catch (e) { return; }
+    if ($("form.correct", list)) { historyFor = null; return; }  // opened while the log was read
+    const records = logRecords;
     // the same resolution as the game's fold: an undo cancels its target, an undo of an undo revives it
     const cancelled = new Set();
     const corrected = new Map();
@@ -493,7 +528,7 @@
     }
     const ignored = new Set((state.ignored || []).map((i) => i.event));
     const items = records.filter((r) => r.type !== "undo" && r.type !== "correct").reverse();
-    if (!items.length) { list.replaceChildren(el("li", { text: S.nothing_yet })); return; }
+    if (!items.length && logComplete()) { list.replaceChildren(el("li", { text: S.nothing_yet })); return; }
     list.replaceChildren(...items.map((r) => {
       const shown = corrected.has(r.id) ? { ...corrected.get(r.id) } : r;
       const off = cancelled.has(r.id);
@@ -517,6 +552,11 @@
       }
       return li;
     }));
+    if (!logComplete()) {  // older events: read when the end of the list comes into view
+      const more = el("li", { class: "more", "aria-hidden": "true" });
+      list.append(more);
+      if (olderObserver) { olderObserver.disconnect(); olderObserver.observe(more); } else readOlder();
+    }
   }
   function openCorrection(li, id, ev) {
     if ($("form", li)) return;
