@@ -21,7 +21,7 @@ import msgspec
 from companion.errors import VariantError
 from companion.rules.variant import HongKongSettlement, Variant
 from companion.scoring import rules_of
-from companion.scoring.hand import Hand, normal
+from companion.scoring.hand import Hand
 from companion.scoring.result import Item, Score
 from companion.scoring.shapes import (
     DRAGONS,

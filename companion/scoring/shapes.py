@@ -12,9 +12,9 @@ tile may have completed — and keeps the best (what players do at the table).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
 
 from companion.scoring.hand import Hand, normal
 
