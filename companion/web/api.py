@@ -127,7 +127,7 @@ def post_leave():
 def post_seat():
     require_write()
     body = read_json(SeatBody)
-    take_seat(body.player, body.name)
+    take_seat(body.player, body.name, body.take_over)
     return jsonify(session_json())
 
 

@@ -91,13 +91,16 @@ class JoinBody(Body):
     code: str = ""
     #: the player this phone belongs to: index 0..3, name or current seat wind
     player: PlayerRef | None = None
-    #: a new name for that player (only before the first hand of a game)
+    #: a new name for that player (an event of the game: it goes on as it was)
     name: str | None = None
+    #: take the seat although another phone holds it (that phone is told and loses it)
+    take_over: bool = False
 
 
 class SeatBody(Body):
     player: PlayerRef
     name: str | None = None
+    take_over: bool = False
 
 
 class AlsoBody(Body):

@@ -19,6 +19,7 @@ from flask_babel import gettext as _
 from companion.services import Services
 from companion.web.access import AttemptLimiter, CsrfTokens, Sessions, TableAccess, Viewer, is_loopback
 from companion.web.errors import WebError
+from companion.web.seats import seat_book
 
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
@@ -67,7 +68,9 @@ def current_viewer() -> Viewer:
     if role in ("player", "host") and state is not None:
         p = session.get("player")
         # the claim holds while that player has the name they had when the phone took the seat
-        if isinstance(p, int) and 0 <= p < len(state.players) and state.players[p] == session.get("pname"):
+        # ... and while no other phone has taken that seat since (web/seats.py)
+        if isinstance(p, int) and 0 <= p < len(state.players) and state.players[p] == session.get("pname") \
+                and seat_book().holds(p, state.players[p], session.get("claim")):
             player, name = p, state.players[p]
     g.viewer = Viewer(role=role, sid=sid, player=player, name=name)
     return g.viewer
@@ -95,10 +98,15 @@ def sign_in(role: str, *, with_code: bool = True) -> None:
     g.fresh_csrf = web().csrf.issue(session["sid"], joined=True)  # tokens of the old session id are void
 
 
-def claim_seat(player: int, name: str) -> None:
+def claim_seat(player: int, name: str) -> str:
+    """This phone holds `player`'s seat (under `name`); the claim's id, which the seat book keeps."""
+    claim = secrets.token_urlsafe(9)
     session["player"] = player
     session["pname"] = name
+    session["claim"] = claim
+    seat_book().claim(player, name, claim)
     g.pop("viewer", None)
+    return claim
 
 
 def sign_out() -> None:

@@ -253,6 +253,8 @@ def client_strings() -> dict[str, str]:
         "placeholder_names": "|".join(sorted(PLACEHOLDER_NAMES)),
         **{f"title_{english}": str(title) for english, title in VARIANT_TITLES.items()},
         "won_self": _("%(winner)s won, self-drawn"),
+        "renamed": _("Name changed: %(name)s"),
+        "resumed": _("Game reopened"),
     }
 
 

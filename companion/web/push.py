@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 push = Blueprint("push", __name__)
 
 #: hub topics that reach the phones ("observation" is camera pixel data for the camera view only)
-TOPICS = frozenset({"state", "warning", "status"})
+TOPICS = frozenset({"state", "warning", "status", "seat"})  # "seat": a seat taken over (web/seats.py)
 #: a heartbeat ("ping", saying this period) this often keeps proxies and waitress's idle-channel
 #: timeout from closing the stream, and tells the phone the link is alive: a phone that hears
 #: nothing for two of them says it is not live (app.js). One is sent as the stream opens, too.

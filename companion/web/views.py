@@ -26,6 +26,7 @@ from companion.web.guard import (can_read, csrf_token, current_viewer, may_strea
                                  require_write, services, shows_code, sign_out, web)
 from companion.web.i18n import LANGUAGES, client_strings, error_message, select_locale
 from companion.web.joining import join, take_seat
+from companion.web.seats import seat_book
 from companion.web.wallsvg import legend, wall_svg
 from companion.web.writes import game_write
 
@@ -53,6 +54,8 @@ def page(template: str, **context):
     status = context.pop("status", 200)
     context.setdefault("page_name", template.removesuffix(".html"))
     context.setdefault("viewer_wind", "E")
+    context.setdefault("seats_taken", seat_book().taken(state.players) if state else {})
+    context.setdefault("lost_seat", _lost_seat(viewer, state))
     body = render_template(
         # the state for the script only to a session that may read it (scores and history are
         # the table's own where reads need the code; the join page still names the seats)
@@ -60,6 +63,16 @@ def page(template: str, **context):
         csrf=csrf_token(), strings=client_strings(), can_read=readable,
         show_code=shows_code(viewer), live=may_stream(viewer), **context)
     return body, status
+
+
+def _lost_seat(viewer: Viewer, state) -> str | None:
+    """The name of the player whose seat this phone held until another phone took it over."""
+    p = session.get("player")
+    if viewer.player is not None or state is None or not isinstance(p, int) or not 0 <= p < len(state.players):
+        return None
+    name = state.players[p]
+    holder = seat_book().holder(p, name) if session.get("pname") == name else None
+    return name if holder is not None and holder["claim"] != session.get("claim") else None
 
 
 def _viewer_wind(viewer: Viewer) -> str:
@@ -90,7 +103,7 @@ def join_form():
     player = form.get("player") or None
     try:
         join(JoinBody(role=form.get("role", "player"), code=form.get("code", ""),  # type: ignore[arg-type]
-                               player=player, name=form.get("name") or None))
+                               player=player, name=form.get("name") or None, take_over=bool(form.get("take_over"))))
     except WebError as e:  # its headers too: a 429 says when to try again (Retry-After)
         return *page("join.html", error=e.message, status=e.status, form=form), e.headers
     except (CompanionError, ValueError) as e:
@@ -104,7 +117,7 @@ def join_form():
 def seat_form():
     require_write()
     try:
-        take_seat(request.form.get("player", ""), request.form.get("name") or None)
+        take_seat(request.form.get("player", ""), request.form.get("name") or None, bool(request.form.get("take_over")))
     except WebError as e:
         return page("seat.html", error=e.message, status=e.status, viewer_wind=_viewer_wind(current_viewer()))
     return redirect(url_for("views.seat"), 303)

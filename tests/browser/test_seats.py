@@ -84,3 +84,42 @@ def test_the_tables_own_screen_shows_a_join_address_the_phones_can_reach(live, b
     segno.make(f"{link}#code={TABLE_CODE}", error="m").save(
         out, kind="svg", scale=6, border=2, title="Scan to join the table", svgclass="qr", lineclass=None)
     assert svg == out.getvalue().decode()
+
+
+def test_a_seat_takeover_asks_first_and_the_phone_that_loses_it_is_told(live, browsers):
+    services, base = live
+    ann, other = browsers(), browsers()
+    join(ann, base, seat=0)
+    wait_live(ann)
+    # the join page says which seats are taken, and by whom
+    other.get(f"{base}/join")
+    assert "Ann" in text(other, '[data-taken="0"]') and other.find_elements(By.CSS_SELECTOR, '[data-taken="1"]') == []
+    join(other, base, seat=0)  # Ann's seat, not confirmed: refused, nothing changes
+    assert "take over" in text(other, "#errors").lower() and other.current_url.startswith(f"{base}/join")
+    assert services.table.state.players[0] == "Ann" and text(ann, '[data-bind="my-name"]') == "Ann"
+    css(other, 'input[name="player"][value="0"]').click()
+    css(other, 'input[name="take_over"]').click()
+    css(other, "form.join button[type=submit]").click()
+    wait(other).until(EC.url_to_be(f"{base}/seat"))
+    assert text(other, '[data-bind="my-name"]') == "Ann"
+    # Ann's phone is told at once, without a reload by hand: its seat is gone, and it says why
+    wait(ann, 3).until(EC.presence_of_element_located((By.ID, "seat-lost")))
+    assert "Ann" in text(ann, "#seat-lost") and ann.find_elements(By.CSS_SELECTOR, '[data-bind="my-name"]') == []
+
+
+def test_a_rename_never_restarts_the_game(live, browsers):
+    services, base = live
+    bob = browsers()
+    join(bob, base, seat=1)
+    wait_live(bob)
+    services.table.record(HandWon(winner=1, discarder=0, value=8))
+    game, hand = services.table.state.game, services.table.state.hand
+    css(bob, "details.rename summary").click()
+    field = css(bob, "#new-name")
+    field.clear()
+    field.send_keys("Robert")
+    css(bob, "details.rename button[type=submit]").click()
+    wait(bob).until(lambda d: text(d, '[data-bind="my-name"]') == "Robert")
+    state = services.table.state
+    assert state.game == game and state.hand == hand and state.players[1] == "Robert"
+    assert text(bob, '[data-bind="hand"]').endswith(str(hand))

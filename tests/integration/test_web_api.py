@@ -172,16 +172,44 @@ def test_configured_table_code_cannot_be_replaced_from_a_phone(app):
     assert r.status_code == 409
 
 
-def test_names_change_only_before_the_first_hand(app):
+def test_a_name_changes_at_any_time_as_an_event_and_the_game_goes_on(app):
+    table = app.extensions["companion"].table
     ann = Phone(app)
     r = ann.join(player=0, name="Ann")
     assert r.json["name"] == "Ann"
+    game = table.state.game
     bob = Phone(app)
     bob.join(player=1, name="Bob")
     assert ann.get("/api/session").json["name"] == "Ann"  # still in her seat after Bob's rename
     assert bob.post("/api/hands", {"result": "win", "winner": "Bob"}).status_code == 201
-    r = Phone(app).join(player=2, name="Cat")
-    assert r.status_code == 409 and r.json["error"]["code"] == "game_under_way"
+    r = Phone(app).join(player=2, name="Cat")  # under way: renamed all the same, the game goes on
+    assert r.status_code == 200 and r.json["name"] == "Cat"
+    assert table.state.game == game and table.state.hand == 2 and table.records()[-1].type == "player_renamed"
+    r = bob.post("/api/seat", {"player": 1, "name": "Robert"})  # a seated phone renames itself
+    assert r.status_code == 200 and r.json["name"] == "Robert" and table.state.players[1] == "Robert"
+    assert bob.get("/api/session").json["player"] == 1  # and keeps its seat
+    assert bob.post("/api/seat", {"player": 1, "name": "Ann"}).json["error"]["code"] == "bad_name"  # names differ
+
+
+def test_a_taken_seat_is_taken_over_only_when_confirmed_and_its_phone_is_told(app):
+    hub = app.extensions["companion"].hub
+    told = []
+    hub.subscribe(lambda m: told.append(m.data), {"seat"})
+    ann = Phone(app)
+    ann.join(player=0, name="Ann")
+    assert "taken" in Phone(app, "192.0.2.11").get("/join").get_data(as_text=True)  # the join page says so
+    other = Phone(app, "192.0.2.12")
+    r = other.join(player=0)
+    assert r.status_code == 409 and r.json["error"]["code"] == "seat_taken" and "Ann" in r.json["error"]["message"]
+    assert signed_out(other) and ann.get("/api/session").json["player"] == 0 and told == []
+    r = other.post("/api/join", {"code": TABLE_CODE, "player": 0, "take_over": True})
+    assert r.status_code == 200 and r.json["player"] == 0
+    assert ann.get("/api/session").json["player"] is None  # Ann's phone lost the seat ...
+    assert told and told[-1]["player"] == 0  # ... and was told (pushed to the phones)
+    assert "Another phone has taken over Ann" in ann.get("/seat").get_data(as_text=True)
+    r = ann.post("/api/seat", {"player": 0, "take_over": True})  # and takes it back
+    assert r.json["player"] == 0 and other.get("/api/session").json["player"] is None
+    assert ann.post("/api/seat", {"player": 0}).status_code == 200  # its own seat: nothing to confirm
 
 
 def signed_out(phone) -> bool:
@@ -204,8 +232,9 @@ def test_a_refused_join_signs_nothing_in(app):
     host = Phone(app)
     host.join(code=HOST_CODE, role="host")
     assert host.post("/api/hands", {"result": "draw"}).status_code == 201
+    Phone(app).join(player=0)
     phone = Phone(app)
-    r = phone.join(player=0, name="Zed")  # too late to rename: no session, no seat, no new game
+    r = phone.join(player=0, name="Zed")  # a seat another phone holds, not confirmed: no session, no rename
     assert r.status_code == 409 and signed_out(phone) and events(app) == 2
 
 

@@ -187,6 +187,8 @@
       case "correct": return S.corrected;
       case "game_started": return fmt(S.started, { variant: variantTitle() });
       case "wall_broken": return fmt(S.wall_broken, { wind: windName(ev.seat), stack: ev.stack });
+      case "player_renamed": return fmt(S.renamed, { name: ev.name });
+      case "game_resumed": return S.resumed;
       default: return ev.type;
     }
   }
@@ -540,7 +542,7 @@
         el("span", { class: "muted", text: `#${r.id} ${time} ` }),
         el("span", { text: describeEvent(shown) + value }),
         marks.length ? el("span", { class: "marks", text: ` (${marks.join(", ")})` }) : null);
-      if (canWrite && r.type !== "game_started") {
+      if (canWrite && r.type !== "game_started" && r.type !== "game_resumed") {
         const undoTarget = off ? records.find((u) => u.type === "undo" && u.target === r.id && !cancelled.has(u.id)) : null;
         li.append(el("button", { type: "button", class: "link-button", "data-action": off ? "redo" : "undo",
           text: off ? "↺ " + S.undo : S.undo,
@@ -634,6 +636,12 @@
       }
     });
     source.addEventListener("warning", (e) => { heard(e); showWarning(JSON.parse(e.data)); });
+    // another phone took over this phone's seat: the page is drawn again without it, saying so
+    source.addEventListener("seat", (e) => {
+      heard(e);
+      const taken = JSON.parse(e.data);
+      if (me !== null && taken.player === me && taken.claim !== body.dataset.claim) location.reload();
+    });
     source.addEventListener("status", (e) => { heard(e); Object.assign(links, JSON.parse(e.data)); renderLinks(); });
     source.addEventListener("error", () => {
       setConnection(false);
