@@ -15,11 +15,13 @@ from __future__ import annotations
 import importlib
 from typing import Any, TypeVar
 
+import msgspec
+
 from companion.errors import CompanionError, VariantError
 from companion.rules.variant import Variant
 from companion.scoring.hand import BadHand, Hand, Meld, parse_hand
 from companion.scoring.result import Item, Score
-from companion.validation import convert
+from companion.validation import explain, split
 
 __all__ = ["BadHand", "Hand", "Item", "Meld", "Score", "SYSTEMS", "ScoringUnavailable", "check_variant", "parse_hand", "rules_of",
            "score_hand", "score_obj", "system_of"]
@@ -65,7 +67,13 @@ def rules_of(variant: Variant, type_: type[T]) -> T:
     """The variant's `[scoring]` settings (without `system`) as `type_` (a msgspec Struct with
     defaults); VariantError names the variant and the field, e.g. "riichi: scoring.aka: …"."""
     data = {k: v for k, v in variant.scoring_rules.items() if k != "system"}
-    return convert(data, type_, f"variant {variant.name!r}: scoring", VariantError)
+    try:
+        return msgspec.convert(data, type_)
+    except msgspec.ValidationError as e:
+        _, path = split(e)
+        text = explain(e, type_)
+        where = "scoring." if path else "scoring: "
+        raise VariantError(f"variant {variant.name!r}: {where}{text}") from None
 
 
 def check_variant(variant: Variant) -> str:

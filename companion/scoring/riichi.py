@@ -134,6 +134,10 @@ def score(hand: Hand, variant: Variant) -> Score:
     if hand.earthly and dealer:
         return Score.invalid("chiihou (earthly) is a non-dealer's win on the first draw; the dealer's is tenhou "
                              "(heavenly)", "riichi")
+    if hand.replacement and not any(m.kind == "kong" for m in hand.melds):
+        return Score.invalid("a win on a replacement tile (rinshan) needs a kong in the hand", "riichi")
+    if hand.robbing_kong and hand.counts()[normal(hand.winning_tile)] > 1:
+        return Score.invalid("robbing a kong: the robbed tile cannot also be in the winner's hand", "riichi")
     tiles = _Tiles(rules.red_fives)
     melds, all136 = [], []
     for m in hand.melds:
