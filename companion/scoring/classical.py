@@ -395,7 +395,8 @@ def _finish(t: _Tally, rules: ClassicalRules, system: str) -> Score:
     doubles = t.total("doubles")
     raw = points * 2**doubles
     total = min(raw, rules.limit)
-    return Score(valid=True, system=system, total=total, items=list(t.items.values()),
+    items = sorted(t.items.values(), key=lambda i: i.unit != "points")  # points, then doubles, each as found
+    return Score(valid=True, system=system, total=total, items=items,
                  limit="limit" if raw > rules.limit else None)
 
 

@@ -142,9 +142,10 @@ def waits(hand: Hand) -> set[str]:
     """The tiles that would complete the hand's concealed tiles (without its winning tile) into
     sets and a pair: R115 "filling the only place" when there is one."""
     counts = Counter(normal(t) for t in hand.concealed)
+    held = counts + Counter(normal(t) for m in hand.melds for t in m.tiles)
     out = set()
     for code in _ORDER:
-        if counts[code] >= 4:
+        if held[code] >= 4:  # a fifth cannot come
             continue
         trial = counts.copy()
         trial[code] += 1
