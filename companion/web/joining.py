@@ -147,23 +147,3 @@ def _claim(player: int, old: str, name: str | None, holder: dict | None) -> None
     if holder is not None:  # that phone's page sees another claim on its seat: it has lost it
         table.hub.publish("seat", {"player": player, "name": now, "claim": claim})
 
-
-def _seat(ref: PlayerRef, name: str | None) -> tuple[int, str]:
-    """The player `ref` and their name, after any rename; the caller holds the table's lock."""
-    table = services().table
-    player = resolve_player(ref, "seat")
-    name = name.strip() if name else None
-    state = table.require_state()
-    if name and name != state.players[player]:
-        if len(table.records()) > 1:
-            raise WebError(409, "game_under_way",
-                           _("Names can be changed only before the first hand; start a new game to change them."))
-        players = list(state.players)
-        players[player] = name
-        try:
-            check_players(players)
-        except GameRuleError as e:
-            raise WebError(400, "bad_name", error_message(e)) from None
-        table.start_game(state.variant, players)
-        state = table.require_state()
-    return player, state.players[player]
