@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "recognize": "companion.cli.recognize_cmd:recognize",
     "replay": "companion.cli.replay_cmd:replay",
     "run": "companion.cli.run_cmd:run",
+    "score": "companion.cli.score_cmd:score",
     "teach": "companion.cli.teach_cmd:teach",
     "variants": "companion.cli.variants_cmd:variants",
     "wiring": "companion.cli.wiring_cmd:wiring",
