@@ -12,10 +12,10 @@ from companion.cli import LazyGroup
 #: benchmark name -> "module:attribute" of a click command
 BENCHMARKS: dict[str, str] = {
     "camera": "companion.hardware.camera.bench:camera_bench",
+    "club": "companion.club.bench:club_bench",
     "dice": "companion.hardware.dice.bench:dice",
     "long-game": "companion.web.longbench:long_game",
     "recognition": "companion.vision.tiles.bench:recognition",
-    "scoring": "companion.scoring.bench:scoring_bench",
     "scenes": "companion.vision.bench:scenes",
     "teach": "companion.vision.tiles.bench_teach:teach_bench",
     "web": "companion.web.loadbench:web",

@@ -17,6 +17,7 @@ import queue
 import sqlite3
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -236,6 +237,9 @@ class ClubHub(Worker):
         self.ingested = 0
         self.duplicates = 0
         self.acks_sent = 0
+        #: per stored event, seconds (table's write -> sent, sent -> heard by the hub, heard -> shown):
+        #: where a delay comes from, for `companion bench club` and /healthz
+        self.delays: deque[tuple[float, float, float]] = deque(maxlen=20_000)
         self._load()
 
     # --- start-up: what the hub already has ---------------------------------------------------------
@@ -323,6 +327,7 @@ class ClubHub(Worker):
         touched: set[str] = set()
         received = datetime.now(timezone.utc).isoformat()
         pending: dict[str, list[Recorded]] = {}
+        timing: list[tuple[float, float, float]] = []
         last: dict[str, int] = {}  # each table's last seq with this batch: set on the views once committed
         for topic, payload, heard in batch:
             if topic == "connected":  # after a reconnect every table hears the hub's mark again
@@ -368,6 +373,7 @@ class ClubHub(Worker):
             rows.append((table, m.seq, m.prev, m.game, m.at, bytes(m.event).decode(), received))
             last[table] = m.seq
             pending.setdefault(table, []).append(record)
+            timing.append((record.at.timestamp(), m.sent, heard))
             ack.add(table)
         if rows:
             self.store.insert(rows)  # committed before any acknowledgement goes out
@@ -390,6 +396,8 @@ class ClubHub(Worker):
                 self._send_ack(table, view.last_seq, resend=True)
             else:
                 self._send_ack(table, view.last_seq, resend=table in resend)
+        shown = time.time()
+        self.delays.extend((sent - at, heard - sent, shown - heard) for at, sent, heard in timing if sent)
         self._bump()  # also for duplicates and gaps: the counters the health page shows changed
 
     def _send_ack(self, table: str, acked: int, *, resend: bool = False) -> None:
@@ -459,13 +467,26 @@ class ClubHub(Worker):
             row["rank"] = rank
         return out
 
-    def health(self) -> dict[str, Any]:
+    def health(self, last: int | None = None) -> dict[str, Any]:
         with self._lock:
             tables = len(self.tables)
             online = sum(1 for v in self.tables.values() if v.online)
         return {"ok": self.connected, "broker": self.broker, "connected": self.connected, "error": self.error,
                 "tables": tables, "online": online, "events": self.ingested, "duplicates": self.duplicates,
-                "acks": self.acks_sent, "database": str(self.store.path)}
+                "acks": self.acks_sent, "database": str(self.store.path), "delay_ms": self.delay_figures(last)}
+
+    def delay_figures(self, last: int | None = None) -> dict[str, dict[str, float]]:
+        """p50/p99 (ms) of the last stored events' delays: at the table (write -> sent), on the way
+        (sent -> heard; the two machines' clocks must agree for this one), in the hub (heard -> shown);
+        `last`: of the last so many events only."""
+        rows = list(self.delays)[-last:] if last else list(self.delays)
+        out = {}
+        for i, name in enumerate(("table", "transit", "hub")):
+            values = sorted(r[i] for r in rows)
+            if values:
+                out[name] = {"p50": round(values[len(values) // 2] * 1000, 1),
+                             "p99": round(values[min(len(values) - 1, int(len(values) * 0.99))] * 1000, 1)}
+        return out
 
 
 def _natural(name: str) -> tuple:

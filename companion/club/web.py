@@ -7,7 +7,7 @@ GET /api/tables/stream    the same list as Server-Sent Events ("tables"), after 
 GET /api/tables/<id>      one table: its state as the table's own /api/state shows it, warnings
 GET /api/tables/<id>/events?after=N   the table's events the hub holds, as the table's /api/events
 GET /api/players          standings across tables and games
-GET /healthz              the hub's link to the broker, tables, events stored
+GET /healthz[?delays=N]   the hub's link to the broker, tables, events stored, delays (of the last N)
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def create_hub_app(hub: ClubHub) -> Flask:
 
     @app.get("/healthz")
     def healthz():
-        health = hub.health()
+        raw = request.args.get("delays", "")
+        health = hub.health(int(raw) if raw.isdigit() and int(raw) > 0 else None)
         return jsonify(health), 200 if health["ok"] else 503
 
     return app
