@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, str] = {
     "dice": "companion.hardware.dice.bench:dice",
     "long-game": "companion.web.longbench:long_game",
     "recognition": "companion.vision.tiles.bench:recognition",
+    "scoring": "companion.scoring.bench:scoring_bench",
     "scenes": "companion.vision.bench:scenes",
     "teach": "companion.vision.tiles.bench_teach:teach_bench",
     "web": "companion.web.loadbench:web",
