@@ -4,7 +4,7 @@ losers' hands included, and a club's house rule changing a number of the table, 
 from __future__ import annotations
 
 import pytest
-from scoring_table_cases import cases, json_hand
+from scoring_table_cases import FIXTURES, cases, json_hand
 
 from companion.errors import VariantError
 from companion.rules.variant import load_variant
@@ -20,7 +20,9 @@ def test_enough_known_answers():
 
 @pytest.mark.parametrize("case", CASES)
 def test_known_answer(case):
-    result = score_hand(parse_hand(json_hand(case["hand"])), CLASSICAL)
+    """Each hand under the classical tables, or under a house-rule file of tests/fixtures/scoring/variants."""
+    variant = load_variant(str(FIXTURES / "variants" / f"{case['variant']}.toml")) if "variant" in case else CLASSICAL
+    result = score_hand(parse_hand(json_hand(case["hand"])), variant)
     assert result.valid, result.reason
     assert result.system == "classical"
     assert result.total == case["total"], case["working"]
