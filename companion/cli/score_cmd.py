@@ -77,7 +77,7 @@ def _from_photo(path: str, opts: dict[str, Any], unsure_below: float, settings) 
     """The hand in a photo: every tile read, then the melds and the winning tile the command line
     names taken out of them; the rest is the concealed hand. Returns (hand, unsure tiles)."""
     from companion.errors import CompanionError
-    from companion.scoring.hand import tiles_from_text
+    from companion.scoring.hand import BadHand, tiles_from_text
     from companion.vision.tiles.recognizer import TileRecognizer
     from companion.vision.tiles.teach import load_or_shipped, use_data_dir
 
@@ -94,11 +94,14 @@ def _from_photo(path: str, opts: dict[str, Any], unsure_below: float, settings) 
     flowers = [t.tile for t in tiles if t.tile.endswith("f")]
     if opts["winning_tile"] is None:
         raise click.UsageError("--photo needs --winning-tile: which tile completed the hand")
-    for text in opts["meld"]:
-        _take(pool, tiles_from_text(text), f"--meld {text}")
-    for text in opts["concealed_kong"]:
-        _take(pool, tiles_from_text(text), f"--concealed-kong {text}")
-    _take(pool, [opts["winning_tile"]], "--winning-tile")
+    try:
+        for text in opts["meld"]:
+            _take(pool, tiles_from_text(text), f"--meld {text}")
+        for text in opts["concealed_kong"]:
+            _take(pool, tiles_from_text(text), f"--concealed-kong {text}")
+        _take(pool, [opts["winning_tile"]], "--winning-tile")
+    except BadHand as e:
+        raise BadHand(f"{e} (read from the photo: {' '.join(t.tile for t in tiles)})") from None
     hand = _flags_hand(pool, opts)
     hand["flowers"] = flowers
     hand["recognized"] = [t.tile for t in tiles]
