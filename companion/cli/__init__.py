@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "bench": "companion.cli.bench_cmd:bench",
     "break": "companion.cli.break_cmd:break_",
     "camera-plan": "companion.cli.camera_plan_cmd:camera_plan",
+    "club-accounts": "companion.cli.club_accounts_cmd:club_accounts",
     "config": "companion.cli.config_cmd:config",
     "dice-sim": "companion.cli.dice_sim_cmd:dice_sim",
     "doctor": "companion.cli.doctor_cmd:doctor",

@@ -7,6 +7,7 @@ free port with a temporary configuration, so that it can be stopped and started 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -36,7 +37,8 @@ class LocalMosquitto:
     """`mosquitto -c <temp config>` listening on 127.0.0.1:`port`; `persistence`: the broker keeps
     its sessions and retained messages across a restart (in its temp folder), as a club's should."""
 
-    def __init__(self, port: int | None = None, *, persistence: bool = False, max_queued: int = 100_000) -> None:
+    def __init__(self, port: int | None = None, *, persistence: bool = False, max_queued: int = 100_000,
+                 extra: list[str] | None = None) -> None:
         binary = mosquitto_binary()
         if binary is None:
             raise BrokerError("mosquitto is not installed (Debian: sudo apt install mosquitto)")
@@ -45,6 +47,7 @@ class LocalMosquitto:
         self.dir = Path(tempfile.mkdtemp(prefix="companion-mosquitto-"))
         self.persistence = persistence
         self.max_queued = max_queued
+        self.extra = list(extra or [])  # more configuration lines (a password file, an ACL)
         self._proc: subprocess.Popen | None = None
 
     @property
@@ -53,7 +56,9 @@ class LocalMosquitto:
 
     def _write_config(self) -> Path:
         conf = self.dir / "mosquitto.conf"
-        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true",
+        lines = [f"listener {self.port} 127.0.0.1", *(self.extra or ["allow_anonymous true"]),
+                 # started as root, mosquitto becomes user "mosquitto", who cannot read a test's files
+                 *(["user root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
                  f"max_queued_messages {self.max_queued}", "max_inflight_messages 0",
                  f"persistence {'true' if self.persistence else 'false'}",
                  f"persistence_location {self.dir}/", "log_dest stderr", "log_type error", "log_type warning"]

@@ -138,7 +138,7 @@ class ClubPublisher(Worker):
         with self._lock:
             was = self._connected
             self._connected = False
-            if reason_code.is_failure or reason_code.value != 0:
+            if was and (reason_code.is_failure or reason_code.value != 0):  # (a refusal says so itself)
                 self._error = f"connection to {self.settings.broker} lost: {reason_text(reason_code)}"
         if was and not self._stop.is_set():
             log.warning("club: disconnected from %s (%s); sending again from event %s once back",
