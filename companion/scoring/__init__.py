@@ -23,8 +23,21 @@ from companion.scoring.hand import BadHand, Hand, Meld, parse_hand
 from companion.scoring.result import Item, Score
 from companion.validation import explain, split
 
-__all__ = ["BadHand", "Hand", "Item", "Meld", "Score", "SYSTEMS", "ScoringUnavailable", "check_variant", "parse_hand", "rules_of",
-           "score_hand", "score_obj", "system_of"]
+__all__ = [
+    "SYSTEMS",
+    "BadHand",
+    "Hand",
+    "Item",
+    "Meld",
+    "Score",
+    "ScoringUnavailable",
+    "check_variant",
+    "parse_hand",
+    "rules_of",
+    "score_hand",
+    "score_obj",
+    "system_of",
+]
 
 #: scoring system -> module
 SYSTEMS: dict[str, str] = {

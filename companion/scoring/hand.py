@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from companion.errors import CompanionError, N_
+from companion.errors import N_, CompanionError
 from companion.rules.seats import Wind
 from companion.rules.tiles import FLOWER_CODES, HONOUR_CODES, SEASON_CODES, SUIT_CODES
 from companion.validation import explain

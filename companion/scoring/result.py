@@ -49,7 +49,7 @@ class Score(msgspec.Struct, kw_only=True):
     payments: dict[str, int] | None = None
 
     @classmethod
-    def invalid(cls, reason: str, system: str = "", **extra: Any) -> "Score":
+    def invalid(cls, reason: str, system: str = "", **extra: Any) -> Score:
         return cls(valid=False, reason=reason, system=system, **extra)
 
     def to_json(self) -> dict[str, Any]:

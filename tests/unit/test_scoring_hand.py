@@ -131,7 +131,7 @@ class _FakeTile:
 def test_photo_tiles_become_the_hand_and_unsure_tiles_are_named(monkeypatch, tmp_path):
     """The recogniser's reading (replaced here) minus the named melds and winning tile is the
     concealed hand; a flower goes to "flowers"; a tile read with a low score is named to check."""
-    import companion.vision.tiles.recognizer as recognizer
+    from companion.vision.tiles import recognizer
 
     read = ["5p", "5p", "3z", "3z", "3z", "4z", "4z", "4z", "1z", "1z", "1z", "2z", "2z", "2z", "2z", "1f"]
 

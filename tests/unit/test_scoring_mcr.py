@@ -26,18 +26,18 @@ HIDDEN_ME = json.loads((CASES / "mcr_hidden_me.json").read_text(encoding="utf-8"
 
 #: the rule book's fan values (Mahjong Competition Rules, ch. 8 / appendix 8), by Chinese name
 BOOK_POINTS = {
-    **dict.fromkeys("大四喜 大三元 绿一色 九莲宝灯 四杠 连七对 十三幺".split(), 88),
-    **dict.fromkeys("清幺九 小四喜 小三元 字一色 四暗刻 一色双龙会".split(), 64),
-    **dict.fromkeys("一色四同顺 一色四节高".split(), 48),
-    **dict.fromkeys("一色四步高 三杠 混幺九".split(), 32),
-    **dict.fromkeys("七对 七星不靠 全双刻 清一色 一色三同顺 一色三节高 全大 全中 全小".split(), 24),
-    **dict.fromkeys("清龙 三色双龙会 一色三步高 全带五 三同刻 三暗刻".split(), 16),
-    **dict.fromkeys("全不靠 组合龙 大于五 小于五 三风刻".split(), 12),
-    **dict.fromkeys("花龙 推不倒 三色三同顺 三色三节高 无番和 妙手回春 海底捞月 杠上开花 抢杠和".split(), 8),
-    **dict.fromkeys("碰碰和 混一色 三色三步高 五门齐 全求人 双暗杠 双箭刻".split(), 6),
-    **dict.fromkeys("全带幺 不求人 双明杠 和绝张".split(), 4),
-    **dict.fromkeys("箭刻 圈风刻 门风刻 门前清 平和 四归一 双同刻 双暗刻 暗杠 断幺".split(), 2),
-    **dict.fromkeys("一般高 喜相逢 连六 老少副 幺九刻 明杠 缺一门 无字 边张 嵌张 单钓将 单钓 自摸 花牌".split(), 1),
+    **dict.fromkeys(["大四喜", "大三元", "绿一色", "九莲宝灯", "四杠", "连七对", "十三幺"], 88),
+    **dict.fromkeys(["清幺九", "小四喜", "小三元", "字一色", "四暗刻", "一色双龙会"], 64),
+    **dict.fromkeys(["一色四同顺", "一色四节高"], 48),
+    **dict.fromkeys(["一色四步高", "三杠", "混幺九"], 32),
+    **dict.fromkeys(["七对", "七星不靠", "全双刻", "清一色", "一色三同顺", "一色三节高", "全大", "全中", "全小"], 24),
+    **dict.fromkeys(["清龙", "三色双龙会", "一色三步高", "全带五", "三同刻", "三暗刻"], 16),
+    **dict.fromkeys(["全不靠", "组合龙", "大于五", "小于五", "三风刻"], 12),
+    **dict.fromkeys(["花龙", "推不倒", "三色三同顺", "三色三节高", "无番和", "妙手回春", "海底捞月", "杠上开花", "抢杠和"], 8),
+    **dict.fromkeys(["碰碰和", "混一色", "三色三步高", "五门齐", "全求人", "双暗杠", "双箭刻"], 6),
+    **dict.fromkeys(["全带幺", "不求人", "双明杠", "和绝张"], 4),
+    **dict.fromkeys(["箭刻", "圈风刻", "门风刻", "门前清", "平和", "四归一", "双同刻", "双暗刻", "暗杠", "断幺"], 2),
+    **dict.fromkeys(["一般高", "喜相逢", "连六", "老少副", "幺九刻", "明杠", "缺一门", "无字", "边张", "嵌张", "单钓将", "单钓", "自摸", "花牌"], 1),
     "明暗杠": 5,  # one melded and one concealed kong (the fan definitions' 双明杠 note: 5 points)
 }
 #: the fan definitions' short names -> the names the library reports
