@@ -307,6 +307,55 @@ def post_game():
     return written(start_new_game(body.variant, body.players, key=idempotency_key()))
 
 
+#: earlier games listed for the host (the newest first)
+GAMES_LISTED = 20
+
+
+def list_games(limit: int = GAMES_LISTED) -> list[dict]:
+    """The latest games in the log, newest first, each as it stands (the current one marked): a
+    new game never deletes one, and any can be reopened."""
+    from companion.game.fold import fold
+
+    table = services().table
+    state = table.state
+    current = state.game if state is not None else None
+    out = []
+    for game in reversed(table.store.games()[-limit:]):
+        records = table.records() if game == current else table.store.events(game)
+        try:
+            folded = state if game == current else fold(records)
+        except CompanionError:  # a log that cannot be read as a game is not offered
+            continue
+        assert folded is not None
+        out.append({"game": game, "current": game == current, "variant": folded.variant.name,
+                    "title": folded.variant.title, "players": list(folded.players),
+                    "scores": list(folded.scores), "hand": folded.hand, "game_over": folded.game_over,
+                    "started": records[0].at.isoformat(), "last_played": records[-1].at.isoformat()})
+    return out
+
+
+def reopen_game(game: int) -> Recorded:
+    try:
+        return services().table.reopen(game, key=idempotency_key())
+    except GameRuleError as e:
+        raise WebError(409, "refused", error_message(e)) from None
+
+
+@api.get("/api/games")
+def get_games():
+    """The latest games, newest first (host only: the table's own record of who played)."""
+    require_host()
+    return jsonify(list_games())
+
+
+@api.post("/api/games/<int:game>/reopen")
+@game_write
+def post_reopen_game(game: int):
+    """Play on an earlier game (host only); the game left is kept, to be reopened in its turn."""
+    require_host()
+    return written(reopen_game(game))
+
+
 @api.post("/api/table-code")
 @game_write(versioned=False)  # a double tap makes one new code; the game's version has no say
 def post_table_code():

@@ -206,9 +206,11 @@ def settings_page():
         return redirect(url_for("views.join_page"))
     from companion.web.api import list_variants
     from companion.web.samples import summary
+    from companion.web.api import list_games
     return page("settings.html", variants=list_variants() if viewer.is_host else [],
                 table_code=web().access.table_code if shows_code(viewer) else None,
-                host_code_hint=viewer.is_host, samples=summary() if viewer.is_host else None)
+                host_code_hint=viewer.is_host, samples=summary() if viewer.is_host else None,
+                games=list_games() if viewer.is_host else [])
 
 
 @views.post("/settings/game")
@@ -218,6 +220,9 @@ def new_game_form():
     from companion.web.api import list_variants, start_new_game
     players = [request.form.get(f"player{i}", "") for i in range(4)]
     try:
+        if request.form.get("confirm") != "yes":  # one tap never ends a game being played
+            raise WebError(400, "confirm", _("Tick the box to start a new game: the current game is kept, and "
+                                             "can be reopened under “Previous games”."))
         start_new_game(request.form.get("variant", ""), players, key=idempotency_key())
     except (WebError, CompanionError) as e:
         message = e.message if isinstance(e, WebError) else error_message(e)
@@ -245,11 +250,23 @@ def new_host_code_form():
 @game_write(versioned=False)  # a double tap makes one new code
 def new_code_form():
     require_host()
+    if request.form.get("confirm") != "yes":  # one tap never signs every phone out
+        raise WebError(400, "confirm", _("Tick the box to confirm: every phone must join again with the new code."))
     try:
         web().access.new_table_code()
     except CompanionError as e:
         raise WebError(409, "refused", error_message(e)) from None
     return redirect(url_for("views.settings_page"), 303)
+
+
+@views.post("/settings/games/<int:game>/reopen")
+@game_write
+def reopen_game_form(game: int):
+    """Play on an earlier game (the host): the game left is kept, to be reopened in its turn."""
+    require_host()
+    from companion.web.api import reopen_game
+    reopen_game(game)
+    return redirect(url_for("views.seat"), 303)
 
 
 # --- pictures ----------------------------------------------------------------------------------------

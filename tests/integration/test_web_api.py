@@ -666,12 +666,44 @@ def test_a_refused_new_game_form_keeps_what_the_host_typed(app):
     host = Phone(app)
     host.join(code=HOST_CODE, role="host")
     token = host.get("/api/session").json["csrf_token"]
-    form = {"csrf_token": token, "variant": "riichi", "player0": "Al", "player1": "Al", "player2": "Cy", "player3": "Di"}
+    form = {"csrf_token": token, "variant": "riichi", "player0": "Al", "player1": "Al", "player2": "Cy", "player3": "Di",
+            "confirm": "yes"}
     r = host.c.post("/settings/game", data=form, environ_base={"REMOTE_ADDR": host.address})
     page = r.get_data(as_text=True)
     assert r.status_code == 400 and "player names must differ" in page
     assert page.count('value="Al"') == 2 and 'value="Cy"' in page and 'value="Di"' in page
     assert '<option value="riichi" selected' in page
+
+
+def test_a_new_game_and_a_new_code_from_the_settings_page_need_the_box_ticked(app):
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host")
+    code = app.extensions["companion_web"].access.table_code
+    game = {"variant": "riichi", "player0": "Al", "player1": "Bo", "player2": "Cy", "player3": "Di"}
+    for path, form in (("/settings/game", game), ("/settings/code", {})):
+        token = host.get("/api/session").json["csrf_token"]
+        r = host.c.post(path, data={"csrf_token": token, **form}, environ_base={"REMOTE_ADDR": host.address})
+        assert r.status_code == 400 and "Tick the box" in r.get_data(as_text=True), path
+    assert events(app) == 1 and app.extensions["companion_web"].access.table_code == code  # nothing changed
+
+
+def test_previous_games_are_listed_for_the_host_and_reopened(app):
+    table = app.extensions["companion"].table
+    host = Phone(app)
+    host.join(code=HOST_CODE, role="host", player=0)
+    host.post("/api/hands", {"result": "win", "winner": 1, "from": 0})
+    first = table.state.game
+    assert host.post("/api/games", {"variant": "riichi", "players": ["Eve", "Fay", "Gil", "Hal"]}).status_code == 201
+    games = host.get("/api/games").json
+    assert [g["game"] for g in games] == [table.state.game, first] and games[0]["current"]
+    assert games[1]["hand"] == 2 and games[1]["players"][0] != "Eve"
+    assert Phone(app).get("/api/games").status_code in (401, 403)  # the host's
+    page = host.get("/settings").get_data(as_text=True)
+    assert f'data-game="{first}"' in page and "Reopen this game" in page
+    r = host.post(f"/api/games/{first}/reopen", {})
+    assert r.status_code == 201 and r.json["state"]["game"] == first and r.json["state"]["hand"] == 2
+    assert host.post(f"/api/games/{first}/reopen", {}).status_code == 409  # it is being played
+    assert host.post("/api/games/999/reopen", {}).status_code == 409
 
 
 def test_a_fraction_as_a_hand_value_is_explained_in_words(app):
