@@ -49,6 +49,13 @@ def _assignable_roll(table) -> int:
     return roll
 
 
+def _earlier_game(table) -> int:
+    """A game to reopen: the one being played, once a new game has begun."""
+    earlier = table.state.game
+    table.start_game(table.state.variant, PLAYERS)
+    return earlier
+
+
 def _drawn(table) -> int:
     return table.record(HandDrawn()).id
 
@@ -67,10 +74,12 @@ ROUTES = {
     "api.post_game": lambda t: ("/api/games", {"variant": "classical", "players": PLAYERS}, "json", True),
     "api.post_table_code": lambda t: ("/api/table-code", {}, "json", False),
     "views.seat_form": lambda t: ("/seat", {"player": "1"}, "form", False),
-    "views.new_game_form": lambda t: ("/settings/game", {"variant": "classical",
+    "views.new_game_form": lambda t: ("/settings/game", {"variant": "classical", "confirm": "yes",
                                                          **{f"player{i}": p for i, p in enumerate(PLAYERS)}},
                                       "form", True),
-    "views.new_code_form": lambda t: ("/settings/code", {}, "form", False),
+    "views.new_code_form": lambda t: ("/settings/code", {"confirm": "yes"}, "form", False),
+    "api.post_reopen_game": lambda t: (f"/api/games/{_earlier_game(t)}/reopen", {}, "json", True),
+    "views.reopen_game_form": lambda t: (f"/settings/games/{_earlier_game(t)}/reopen", {}, "form", True),
 }
 #: writes that do not depend on the game's state: idempotent, but If-Match has no say
 UNVERSIONED = {"api.post_table_code", "views.new_code_form"}
@@ -85,7 +94,8 @@ def table_app(tmp_path):
 
 def host_phone(app, **kw) -> Phone:
     phone = Phone(app, **kw)
-    assert phone.join(code=HOST_CODE, role="host", player=0).status_code == 200
+    # another host phone may hold seat 0 already (one phone per seat): this one takes it over
+    assert phone.post("/api/join", {"code": HOST_CODE, "role": "host", "player": 0, "take_over": True}).status_code == 200
     return phone
 
 
@@ -269,7 +279,8 @@ def race(app, count: int, path: str, body: dict, headers_for) -> list:
     phones = []
     for i in range(count):
         phone = Phone(app, address=f"192.0.2.{20 + i}")
-        assert phone.join(code=table_code(app), player=i % 4).status_code == 200
+        # more phones than seats: each takes its seat over from the one before (one phone per seat)
+        assert phone.post("/api/join", {"code": table_code(app), "player": i % 4, "take_over": True}).status_code == 200
         phone.token = phone.get("/api/session").json["csrf_token"]
         phones.append(phone)
     start = threading.Barrier(count)
