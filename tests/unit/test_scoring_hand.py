@@ -181,3 +181,13 @@ def test_real_photo_reads_and_answers_without_a_traceback(tmp_path):
     r = score("--photo", str(photo), "--winning-tile", "9m", "--variant", "mcr", "--data-dir", str(tmp_path))
     assert r.exit_code == 1 and "the photo shows no 9m to take (read from the photo: " in r.output
     assert "Traceback" not in r.output
+
+
+def test_scoring_benchmark_reports_every_system():
+    """`companion bench scoring` runs and reports each system's figures (the figures are not judged here)."""
+    r = CliRunner().invoke(main, ["bench", "scoring", "--repeat", "10", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {row["system"]: row for row in json.loads(r.stdout)}
+    assert set(rows) == {"mcr", "riichi", "classical", "german", "hongkong"}
+    for row in rows.values():
+        assert row["runs"] == 10 and row["p50_ms"] <= row["p99_ms"] <= row["max_ms"]
