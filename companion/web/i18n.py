@@ -254,6 +254,8 @@ def client_strings() -> dict[str, str]:
         **{f"title_{english}": str(title) for english, title in VARIANT_TITLES.items()},
         "won_self": _("%(winner)s won, self-drawn"),
         "renamed": _("Name changed: %(name)s"),
+        # spoken by the table's screen when the wall's break is known (speech synthesis)
+        "say_break": _("Break at %(wind)s's wall, stack %(stack)s"),
         "resumed": _("Game reopened"),
     }
 

@@ -219,9 +219,13 @@
     const lastThrow = state.throws && state.throws.length ? state.throws[state.throws.length - 1] : null;
     bind("last-dice", lastThrow ? lastThrow.faces.join(" + ") + lastDiceSource() : S.no_dice);
     $$('[data-show="throw-due"]').forEach((n) => { n.hidden = !state.expected_throw; });
-    bind("phase", phaseText());
+    // the phase is announced to screen readers (aria-live): written only when it changes, so that
+    // an unrelated update does not say it again
+    const phase = phaseText();
+    $$('[data-bind="phase"]').forEach((n) => { if (n.textContent !== phase) n.textContent = phase; });
     $$('[data-show="over"]').forEach((n) => { n.hidden = !state.game_over; });
     renderBreakCheck();
+    sayBreak();
     renderScores();
     renderRecorder();
     renderRolls();
@@ -422,6 +426,35 @@
     }
     if (me !== null) return "";
     return `?view=${encodeURIComponent(viewWind)}`;
+  }
+  // the table's screen can say the break aloud (speech synthesis), switched on there and kept by
+  // its browser; said once for each hand's break, in the page's language
+  const SPEAK_KEY = "companion.sayBreak";
+  const canSpeak = "speechSynthesis" in window && typeof window.SpeechSynthesisUtterance === "function";
+  const breakKey = () => (state && state.break ? `${state.game}:${state.hand}:${state.break.wall}:${state.break.stack}` : null);
+  let saidBreak = breakKey();  // the break the page came with is not news
+  function speaking() {
+    try { return localStorage.getItem(SPEAK_KEY) === "on"; } catch (e) { return false; }
+  }
+  function sayBreak() {
+    const key = breakKey();
+    if (key === saidBreak) return;
+    saidBreak = key;
+    if (!key || page !== "table" || !canSpeak || !speaking()) return;
+    const words = new SpeechSynthesisUtterance(fmt(S.say_break, { wind: windName(state.break.wall), stack: stackNo(state.break.stack) }));
+    words.lang = document.documentElement.lang || "en";
+    window.speechSynthesis.cancel();
+    window.speechSynthesis.speak(words);
+  }
+  function wireSpeech() {
+    const box = $("#say-break");
+    if (!box) return;
+    const setting = box.closest("[data-speech]");
+    if (!canSpeak) { if (setting) setting.hidden = true; return; }
+    box.checked = speaking();
+    box.addEventListener("change", () => {
+      try { localStorage.setItem(SPEAK_KEY, box.checked ? "on" : "off"); } catch (e) { /* private mode */ }
+    });
   }
   function wireSide() {
     const form = $("#side-form");
@@ -693,6 +726,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     wireForms();
     wireSide();
+    wireSpeech();
     render();
     renderLinks();
     if (page !== "join" && page !== "offline") connect();
