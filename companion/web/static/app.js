@@ -54,37 +54,142 @@
     crypto.getRandomValues(bytes); // available without HTTPS, unlike crypto.randomUUID
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   };
+  // One press is one write: it gets one Idempotency-Key, kept across every retry, and names the
+  // state this phone showed (If-Match: its version); its button is disabled while it is on its way.
+  // A 412 (the game moved on: another phone, the camera) is said in words and the state fetched
+  // again. A write that cannot reach the companion (no network, a timeout, a 5xx) waits in the
+  // outbox: kept in localStorage, shown on the page, sent again with the same key when the
+  // connection returns (and when a page loads), and its outcome shown (companion/web/writes.py).
+  const OUTBOX = "companion-outbox";
+  const WRITE_TIMEOUT_MS = 10000;
+  const failure = (kind, message, answer) => Object.assign(new Error(message || kind), { kind, answer });
   let queue = Promise.resolve();
-  async function send(path, data, key, mayRetry) {
-    const resp = await fetch(path, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Idempotency-Key": key },
-      body: JSON.stringify(data || {}),
-    });
+  let lastWrite = -Infinity;  // when this page's latest write was pressed or answered
+  async function send(item, mayRetry) {
+    const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Idempotency-Key": item.key };
+    if (Number.isInteger(item.version)) headers["If-Match"] = `"${item.version}"`;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), WRITE_TIMEOUT_MS);
+    let resp;
+    try {
+      resp = await fetch(item.path, { method: "POST", credentials: "same-origin", headers,
+        body: JSON.stringify(item.data || {}), signal: abort.signal });
+    } catch (e) {
+      throw failure("pending");  // not heard: it may or may not have arrived; the key makes a resend safe
+    } finally { clearTimeout(timer); }
     const fresh = resp.headers.get("X-CSRF-Token");
     if (fresh) csrf = fresh;
     let answer = null;
     try { answer = await resp.json(); } catch (e) { answer = null; }
+    if (resp.status >= 500) throw failure("pending");
     const code = answer && answer.error && answer.error.code;
-    if (resp.status === 403 && code === "csrf" && mayRetry) return send(path, data, key, false);
+    if (resp.status === 403 && code === "csrf" && mayRetry) return send(item, false);
+    if (resp.status === 412) throw failure("stale", (answer && answer.message) || S.state_changed, answer);
     if (!resp.ok) {
       const message = (answer && answer.error && answer.error.message) || resp.statusText;
-      showError(resp.status === 429 ? S.too_many : message);
-      throw new Error(message);
+      throw failure("refused", resp.status === 429 ? S.too_many : message, answer);
     }
     clearError();  // this write went through: an earlier refusal no longer stands
     if (answer && answer.state) { state = answer.state; render(); }
     return answer;
   }
+  async function refreshState() {
+    try {
+      const resp = await fetch("/api/state", { credentials: "same-origin" });
+      if (resp.ok) { const fresh = await resp.json(); if (fresh) { state = fresh; render(); } }
+    } catch (e) { /* the stream brings it */ }
+  }
   // one write at a time, in the order the player tapped (each needs the previous one's token)
-  function post(path, data) {
-    const key = randomKey();
-    const run = () => send(path, data, key, true);
-    const done = queue.then(run, run);
+  // `version`: the state the action was begun on, where that is not the state shown now (a result
+  // picked before another phone's result came in); by default the state this phone shows
+  function post(path, data, button, version) {
+    // a press this soon after another write is the second tap of a double tap that landed on a
+    // button drawn anew under the finger (the history's Undo becomes "↺ Undo"): not an action
+    if (button && performance.now() - lastWrite < DOUBLE_TAP_MS) return Promise.reject(failure("ignored"));
+    lastWrite = performance.now();
+    const item = { key: randomKey(), path, data, version: version ?? (state ? state.version : null), at: Date.now() };
+    if (button) button.disabled = true;
+    let settled = false;
+    const run = () => send(item, true);
+    const done = queue.then(run, run).catch((err) => {
+      if (err.kind === "pending") { keep(item); setConnection(false); } else showError(err.message);
+      if (err.kind === "stale") refreshState();
+      throw err;
+    }).then((answer) => { settled = true; return answer; }).finally(() => {
+      lastWrite = performance.now();
+      // after a write that went through, the button stays off a moment: the second tap of a double
+      // tap is no new action (a second throw would count as the breaker's, R17)
+      if (button) setTimeout(() => { button.disabled = false; }, settled ? DOUBLE_TAP_MS : 0);
+    });
     queue = done.catch(() => null);
     return done;
   }
   window.companionPost = post;
+
+  // --- the outbox: writes that could not be sent yet ------------------------------------------------
+  const pending = () => { try { return JSON.parse(localStorage.getItem(OUTBOX) || "[]"); } catch (e) { return []; } };
+  const savePending = (items) => { try { localStorage.setItem(OUTBOX, JSON.stringify(items)); } catch (e) { /* private mode */ } };
+  const outcomes = [];
+  function keep(item) {
+    savePending([...pending().filter((p) => p.key !== item.key), item]);
+    renderOutbox();
+  }
+  function writeName(item) {
+    const d = item.data || {};
+    const name = (i) => (state && Number.isInteger(i) ? state.players[i] : String(i));
+    if (item.path === "/api/hands") {
+      if (d.result === "draw") return S.drawn;
+      return d.from === null || d.from === undefined ? fmt(S.won, { winner: name(d.winner) })
+        : fmt(S.won_from, { winner: name(d.winner), from: name(d.from) });
+    }
+    if (item.path === "/api/dice" && Array.isArray(d.faces)) return fmt(S.dice_event, { faces: d.faces.join(" + ") });
+    if (item.path === "/api/undo") return S.undone;
+    if (item.path.endsWith("/correct")) return S.corrected;
+    return S.write_other;
+  }
+  function renderOutbox() {
+    let box = $("#outbox");
+    if (!box) {
+      const errors = $("#errors");
+      if (!errors) return;
+      box = el("div", { id: "outbox", class: "outbox", role: "status", "aria-live": "polite" });
+      errors.after(box);
+    }
+    const items = pending();
+    box.hidden = !items.length && !outcomes.length;
+    box.replaceChildren(
+      items.length ? el("p", { class: "warning", text: S.outbox_pending }) : null,
+      items.length ? el("ul", {}, ...items.map((it) => el("li", { "data-outbox": "pending", "data-key": it.key, text: writeName(it) }))) : null,
+      ...outcomes.map((o) => el("p", { class: o.ok ? "outbox-done" : "error", "data-outbox": o.ok ? "recorded" : "refused", text: o.text })));
+  }
+  function outcome(ok, text) {
+    const o = { ok, text };
+    outcomes.push(o);
+    renderOutbox();
+    setTimeout(() => { outcomes.splice(outcomes.indexOf(o), 1); renderOutbox(); }, 30000);
+  }
+  // send what waits, oldest first, each with its own key and the version it was made on
+  let flushing = false;
+  function flushOutbox() {
+    if (flushing || !pending().length || !canWrite) return;
+    flushing = true;
+    const run = async () => {
+      for (const item of pending()) {
+        try {
+          await send(item, true);
+          outcome(true, fmt(S.outbox_recorded, { what: writeName(item) }));
+        } catch (err) {
+          if (err.kind === "pending") break;  // still unreachable: it stays
+          outcome(false, fmt(S.outbox_refused, { what: writeName(item), reason: err.message }));
+          if (err.kind === "stale") refreshState();
+        }
+        savePending(pending().filter((p) => p.key !== item.key));
+        renderOutbox();
+      }
+    };
+    queue = queue.then(run, run).finally(() => { flushing = false; renderOutbox(); });
+  }
+  setInterval(flushOutbox, 5000);
 
   // --- messages to the player ---------------------------------------------------------------------
   // the latest event, in the page's flow under the bar (never over a button); its Undo only on the
@@ -292,8 +397,12 @@
   // a tap on "who won" this soon after a result was sent is the second tap of a double tap on the
   // result button, landing on the first step drawn under the finger
   const DOUBLE_TAP_MS = 400;
+  // the hand a result is picked for: another result (or its undo) in between makes it another hand
+  const handMark = () => JSON.stringify([state.game, state.hand, state.history_count ?? (state.history || []).length]);
+  let pickedOn = null;  // {mark, version} when "who won" was tapped
   function pick(winner) {
     if (performance.now() - drawnAt < DOUBLE_TAP_MS) return;
+    pickedOn = { mark: handMark(), version: state.version };
     pickedWinner = winner; typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
     renderRecorder();
   }
@@ -387,12 +496,16 @@
     pickedWinner = null;  // at once, so that a second tap cannot record it twice
     drawnAt = performance.now();
     renderRecorder();
-    post("/api/hands", result).then((answer) => {
+    // a result for the hand picked on: if another phone's result came in meanwhile, the version
+    // it was picked on (the server then says who recorded what, 412); else the state as it is now
+    const version = pickedOn && pickedOn.mark !== handMark() ? pickedOn.version : undefined;
+    post("/api/hands", result, null, version).then((answer) => {
       typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
       recordedHere(answer);
-    }).catch(() => {
-      // refused (the reason shows at the top): back to the step, with what was typed, to mend it
-      if (pickedWinner === null) { pickedWinner = picked; renderRecorder(); }
+    }).catch((err) => {
+      // refused (the reason shows at the top): back to the step, with what was typed, to mend it;
+      // not when it waits to be sent (the outbox) or the game moved on (that result is history)
+      if (pickedWinner === null && err.kind === "refused") { pickedWinner = picked; renderRecorder(); }
     });
   }
 
@@ -405,9 +518,9 @@
     const due = Boolean(state.expected_throw);  // a roll can count only while a throw is due
     list.replaceChildren(...rolls.map((r) => el("li", {}, `${r.faces.join(" + ")} (${S["source_" + r.source] || r.source}) `,
       canWrite && due ? el("button", { type: "button", class: "link-button", text: S.assign,
-        onclick: () => post(`/api/rolls/${r.event}/assign`, {}).catch(() => null) }) : null,
+        onclick: (e) => post(`/api/rolls/${r.event}/assign`, {}, e.currentTarget).catch(() => null) }) : null,
       canWrite ? el("button", { type: "button", class: "link-button", text: S.discard,
-        onclick: () => post(`/api/rolls/${r.event}/discard`, {}).catch(() => null) }) : null)));
+        onclick: (e) => post(`/api/rolls/${r.event}/discard`, {}, e.currentTarget).catch(() => null) }) : null)));
   }
 
   // the wall from where this viewer sits now: the winds move on when the dealer changes, so a
@@ -579,7 +692,7 @@
         const undoTarget = off ? records.find((u) => u.type === "undo" && u.target === r.id && !cancelled.has(u.id)) : null;
         li.append(el("button", { type: "button", class: "link-button", "data-action": off ? "redo" : "undo",
           text: off ? "↺ " + S.undo : S.undo,
-          onclick: () => post("/api/undo", { target: off && undoTarget ? undoTarget.id : r.id }).catch(() => null) }));
+          onclick: (e) => post("/api/undo", { target: off && undoTarget ? undoTarget.id : r.id }, e.currentTarget).catch(() => null) }));
         if (!off && (r.type === "hand_won" || r.type === "hand_drawn")) {
           li.append(el("button", { type: "button", class: "link-button", "data-action": "correct", text: S.correct,
             onclick: () => openCorrection(li, r.id, shown) }));
@@ -624,7 +737,7 @@
         result: "win", winner: Number(winner), from,
         value: readNumber(f.get("value")), ...(riichi ? { fu: readNumber(f.get("fu")), riichi: players("riichi") } : {}),
         ...(also.length ? { also } : {}) };
-      post(`/api/events/${id}/correct`, data).then(() => closeCorrection(form)).catch(() => null);
+      post(`/api/events/${id}/correct`, data, $('button[type="submit"]', form)).then(() => closeCorrection(form)).catch(() => null);
     });
     li.append(form);
   }
@@ -638,10 +751,12 @@
   let lastId = null;
   let lastHeard = Date.now();
   let backoff = 1000;
+  let heartbeatMs = 15000;
+  let lastConnect = 0;
   function setConnection(ok) {
     const c = $("#conn");
     if (!c) return;
-    c.textContent = ok ? S.live : (navigator.onLine === false ? S.offline : S.reconnecting);
+    c.textContent = ok ? S.live : (navigator.onLine === false ? S.offline : S.not_live);
     c.dataset.state = ok ? "live" : "reconnecting";
     body.dataset.connection = ok ? "live" : "reconnecting";
   }
@@ -650,11 +765,16 @@
     if (e && e.lastEventId) lastId = Number(e.lastEventId);
   }
   function connect() {
+    lastConnect = Date.now();
     if (source) source.close();
     const url = "/api/stream" + (lastId !== null ? `?last_id=${lastId}` : "");
     source = new EventSource(url);
-    source.addEventListener("open", () => { backoff = 1000; heard(); setConnection(true); });
-    source.addEventListener("ping", () => heard());
+    source.addEventListener("open", () => { backoff = 1000; heard(); setConnection(true); flushOutbox(); });
+    // the server's heartbeat says how often it comes: a stream quiet for two of them is not live
+    source.addEventListener("ping", (e) => {
+      heard();
+      try { const every = JSON.parse(e.data).every; if (every > 0) heartbeatMs = every * 1000; } catch (x) { /* an older server */ }
+    });
     source.addEventListener("state", (e) => {
       heard(e);
       const msg = JSON.parse(e.data);
@@ -686,11 +806,16 @@
     });
   }
   // a phone that slept may hold a dead connection: reconnect (with the last id) if nothing was heard
-  setInterval(() => { if (Date.now() - lastHeard > 40000) { setConnection(false); connect(); } }, 10000);
+  const quiet = () => Date.now() - lastHeard > 2 * heartbeatMs + 1000;
+  setInterval(() => {
+    if (!source || !quiet()) return;
+    setConnection(false);  // said at once; a new stream is tried at most once a heartbeat
+    if (Date.now() - lastConnect > heartbeatMs) connect();
+  }, 1000);
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && Date.now() - lastHeard > 20000) connect();
+    if (document.visibilityState === "visible" && quiet()) connect();
   });
-  window.addEventListener("online", () => connect());
+  window.addEventListener("online", () => { connect(); flushOutbox(); });
 
   // --- small page behaviours --------------------------------------------------------------------
   function wireForms() {
@@ -705,17 +830,19 @@
     codeFromLink();
     window.addEventListener("hashchange", codeFromLink); // a join link opened on the join page itself
     const roll = $("#roll");
-    if (roll) roll.addEventListener("click", () => post("/api/dice/roll", {}).catch(() => null));
+    if (roll) roll.addEventListener("click", (e) => post("/api/dice/roll", {}, e.currentTarget).catch(() => null));
     const dice = $("#dice-form");
     if (dice) {
       dice.addEventListener("submit", (e) => {
         e.preventDefault();
+        const button = e.submitter || $('button[type="submit"]', dice);
+        if (button && button.disabled) return;  // its throw is on its way: a second tap is the same throw
         const faces = $$("select[name=die]", dice).map((s) => Number(s.value));
         const cocked = faces.map((f, i) => (f === 0 ? i : -1)).filter((i) => i >= 0);
         const t = state.expected_throw;
         // R18: after a cocked throw only the cocked dice are thrown again
         const sent = t && t.rethrow && t.rethrow.length ? faces.slice(0, t.rethrow.length) : faces;
-        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }).then(recordedHere).catch(() => null);
+        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }, button).then(recordedHere).catch(() => null);
       });
     }
     if ("serviceWorker" in navigator && window.isSecureContext) {
@@ -729,6 +856,8 @@
     wireSpeech();
     render();
     renderLinks();
+    renderOutbox();  // what a page before this one could not send: shown, and sent now
     if (page !== "join" && page !== "offline") connect();
+    if (page !== "join") flushOutbox();
   });
 })();
