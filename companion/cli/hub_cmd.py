@@ -23,9 +23,11 @@ from companion.errors import CompanionError
 @click.option("--username", default="", envvar="COMPANION_HUB_USERNAME", help="The hub's broker login.")
 @click.option("--password", default="", envvar="COMPANION_HUB_PASSWORD",
               help="Its password (better in COMPANION_HUB_PASSWORD than on the command line).")
+@click.option("--referee-code", default=None, envvar="COMPANION_REFEREE_CODE",
+              help="The code the referee logs in with on /referee  [default: made up, kept in the data folder]")
 @click.option("--ca-file", default="", help="The club's CA certificate for mqtts:// (else the system's).")
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
-def hub(broker, port, host, data_dir, username, password, ca_file, verbose):
+def hub(broker, port, host, data_dir, username, password, referee_code, ca_file, verbose):
     """Gather every table's game log from the broker; serve the projector page and the API."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -34,6 +36,7 @@ def hub(broker, port, host, data_dir, username, password, ca_file, verbose):
         signal.signal(sig, lambda *_: stop.set())
     try:
         from companion.club.hub import ClubHub
+        from companion.club.referee import Referee
         from companion.club.web import create_hub_app
         from companion.config import parse_broker
         from companion.storage.lock import DataDirLock
@@ -43,7 +46,8 @@ def hub(broker, port, host, data_dir, username, password, ca_file, verbose):
         lock = DataDirLock(data_dir)  # one hub per data folder
         lock.acquire()
         club = ClubHub(broker, data_dir, username=username, password=password, ca_file=ca_file)
-        web = WebServer(create_hub_app(club), host, port, threads=32)
+        referee = Referee(club, data_dir, referee_code)
+        web = WebServer(create_hub_app(club, referee), host, port, threads=32)
         club.start()
         web.start()
     except ValueError as e:
@@ -53,7 +57,8 @@ def hub(broker, port, host, data_dir, username, password, ca_file, verbose):
     except OSError as e:
         raise fail(f"cannot start: {e}") from None
     click.echo(f"Club hub: http://{host if host not in ('0.0.0.0', '') else '127.0.0.1'}:{web.port}/ "
-               f"(broker {broker}; data {data_dir})", )
+               f"(broker {broker}; data {data_dir})")
+    click.echo(f"Referee: /referee, code {referee.code}")
     try:
         while not stop.wait(0.5):
             pass

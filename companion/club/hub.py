@@ -440,10 +440,12 @@ class ClubHub(Worker):
             con.close()
 
     def standings(self) -> list[dict[str, Any]]:
-        """Every player over every game at every table: total score won or lost, games, hands won,
-        average place (1-4 by score at the end, or now for a game in play); best first."""
+        """Every player over every game at every table that has a hand played: total score won or
+        lost, games, hands won, average place (1-4 by score at the end, or now for a game in play;
+        players on the same score share the better place); best first."""
         with self._lock:
-            games = [g for v in self.tables.values() for g in v.games.values()]
+            # a game with no hand played yet places nobody (four players on the same score)
+            games = [g for v in self.tables.values() for g in v.games.values() if g.hands]
         players: dict[str, dict[str, Any]] = {}
         for g in games:
             order = sorted(range(len(g.players)), key=lambda i: -g.scores[i])

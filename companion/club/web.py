@@ -7,12 +7,14 @@ GET /api/tables/stream    the same list as Server-Sent Events ("tables"), after 
 GET /api/tables/<id>      one table: its state as the table's own /api/state shows it, warnings
 GET /api/tables/<id>/events?after=N   the table's events the hub holds, as the table's /api/events
 GET /api/players          standings across tables and games
+GET /referee, /api/tournament…  the tournament (companion/club/referee.py)
 GET /healthz[?delays=N]   the hub's link to the broker, tables, events stored, delays (of the last N)
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Iterator
 
 from flask import Flask, Response, abort, jsonify, render_template, request
@@ -23,9 +25,15 @@ from companion.club.hub import ClubHub, _record
 KEEPALIVE = 15.0
 
 
-def create_hub_app(hub: ClubHub) -> Flask:
+def create_hub_app(hub: ClubHub, referee=None) -> Flask:
+    """The hub's app; with a `Referee` (companion/club/referee.py) also the tournament's pages and API."""
     app = Flask(__name__, template_folder="templates")
     app.json.sort_keys = False
+    app.secret_key = secrets.token_bytes(32)  # the referee's login lasts until the hub restarts
+    if referee is not None:
+        from companion.club.referee import referee_blueprint
+
+        app.register_blueprint(referee_blueprint(referee))
 
     @app.get("/")
     def projector():
