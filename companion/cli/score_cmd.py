@@ -60,24 +60,13 @@ def _flags_hand(concealed: list[str], opts: dict[str, Any]) -> dict[str, Any]:
     return hand
 
 
-def _take(pool: list[str], tiles: list[str], what: str) -> None:
-    """Take `tiles` out of the tiles read from a photo (a red five stands for a five)."""
-    from companion.scoring.hand import BadHand, normal
-
-    for t in tiles:
-        for i, have in enumerate(pool):
-            if have == t or normal(have) == normal(t):
-                del pool[i]
-                break
-        else:
-            raise BadHand(f"{what}: the photo shows no {t} to take")
-
-
 def _from_photo(path: str, opts: dict[str, Any], unsure_below: float, settings) -> tuple[dict, list[dict]]:
     """The hand in a photo: every tile read, then the melds and the winning tile the command line
-    names taken out of them; the rest is the concealed hand. Returns (hand, unsure tiles)."""
+    names taken out of them (companion.scoring.photo, as the phones do); the rest is the
+    concealed hand. Returns (hand, unsure tiles)."""
     from companion.errors import CompanionError
     from companion.scoring.hand import BadHand, tiles_from_text
+    from companion.scoring.photo import marked, take
     from companion.vision.tiles.recognizer import TileRecognizer
     from companion.vision.tiles.teach import load_or_shipped, use_data_dir
 
@@ -86,25 +75,26 @@ def _from_photo(path: str, opts: dict[str, Any], unsure_below: float, settings) 
         taught, why = load_or_shipped()
         if why:
             click.echo(f"Warning: {why}", err=True)
-        tiles, _ms = TileRecognizer(taught=taught).recognize_file(path)
+        tiles = marked(TileRecognizer(taught=taught).recognize_file(path)[0], unsure_below)
     except CompanionError as e:
         raise click.ClickException(str(e)) from None
-    unsure = [dict(t.to_json(), position=i + 1) for i, t in enumerate(tiles) if t.score < unsure_below]
-    pool = [t.tile for t in tiles if not t.tile.endswith("f")]
-    flowers = [t.tile for t in tiles if t.tile.endswith("f")]
+    unsure = [dict({k: t[k] for k in ("tile", "box", "score")}, position=i + 1)
+              for i, t in enumerate(tiles) if t["unsure"]]
+    codes = [t["tile"] for t in tiles]
+    pool = [c for c in codes if not c.endswith("f")]
     if opts["winning_tile"] is None:
         raise click.UsageError("--photo needs --winning-tile: which tile completed the hand")
     try:
         for text in opts["meld"]:
-            _take(pool, tiles_from_text(text), f"--meld {text}")
+            take(pool, tiles_from_text(text), f"--meld {text}")
         for text in opts["concealed_kong"]:
-            _take(pool, tiles_from_text(text), f"--concealed-kong {text}")
-        _take(pool, [opts["winning_tile"]], "--winning-tile")
+            take(pool, tiles_from_text(text), f"--concealed-kong {text}")
+        take(pool, [opts["winning_tile"]], "--winning-tile")
     except BadHand as e:
-        raise BadHand(f"{e} (read from the photo: {' '.join(t.tile for t in tiles)})") from None
+        raise BadHand(f"{e} (read from the photo: {' '.join(codes)})") from None
     hand = _flags_hand(pool, opts)
-    hand["flowers"] = flowers
-    hand["recognized"] = [t.tile for t in tiles]
+    hand["flowers"] = [c for c in codes if c.endswith("f")]
+    hand["recognized"] = codes
     return hand, unsure
 
 
