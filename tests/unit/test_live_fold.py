@@ -118,3 +118,16 @@ def test_a_record_older_than_the_log_is_refused():
     live = LiveFold([Recorded(id=5, game=5, at=AT, event=GameStarted(variant=variant, players=["A", "B", "C", "D"]))])
     with pytest.raises(ValueError):
         live.then(Recorded(id=5, game=5, at=AT, event=HandDrawn()))
+
+
+def test_a_copy_shares_no_list_or_dict_with_its_original():
+    # the live fold applies events to copies: a list or dict shared with the state before would
+    # change that state (and the checkpoints) behind its back
+    from dataclasses import fields
+
+    variant = VARIANTS["classical"]
+    state = LiveFold([Recorded(id=1, game=1, at=AT, event=GameStarted(variant=variant, players=["A", "B", "C", "D"]))]).state
+    copy = state.copy()
+    shared = [f.name for f in fields(state)
+              if isinstance(getattr(state, f.name), (list, dict, set)) and getattr(copy, f.name) is getattr(state, f.name)]
+    assert shared == []
