@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -137,6 +139,15 @@ class Watcher(threading.Thread):
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def club_bench(count, backlog, rate, seconds, broker, as_json):
     """N tables through one Mosquitto into one hub: events/s, write-to-API delay, hub memory."""
+    # a SIGTERM ends the benchmark as Ctrl+C does: the hub, the broker and the temp files go with it
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:  # each table holds its log (3 files) and a socket open: 500 tables need more than 1024
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 16 * count + 256)), hard))
+    except (ImportError, ValueError, OSError):
+        pass
     work = Path(tempfile.mkdtemp(prefix="companion-bench-club-"))
     mosq = None if broker else LocalMosquitto(max_queued=1_000_000).start()
     url = broker or mosq.url
@@ -203,6 +214,7 @@ def club_bench(count, backlog, rate, seconds, broker, as_json):
             hub.kill()
         if mosq:
             mosq.close()
+        shutil.rmtree(work, ignore_errors=True)
     if as_json:
         click.echo(json.dumps(figures, indent=2))
         return

@@ -41,7 +41,7 @@ def test_check_names_every_problem(tmp_path):
     lines = [line.strip() for line in r.stderr.splitlines()]
     assert lines[0] == f"{cfg}: 10 problems:"
     for expected in [
-        "- colour: unknown key (known at the top: data_dir, server, game, dice, camera, gpio, vision)",
+        "- colour: unknown key (known at the top: data_dir, server, game, dice, camera, gpio, vision, club)",
         "- server.port: Expected `int`, got `str`",
         "- camera.rotation: Invalid enum value 45 (one of: 0, 90, 180, 270)",
         "- camera.shutter: unknown key (known here: source, width, height, fps, exposure_lock, rotation, "
