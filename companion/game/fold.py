@@ -11,7 +11,7 @@ it never stops the rest of the game from being derived.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Sequence
 
 from companion.errors import N_, CompanionError, DiceError, GameRuleError
@@ -141,12 +141,11 @@ class GameState:
         return {"expected": expected, "observed": list(self.observed_break), "ok": list(self.observed_break) == expected}
 
     def copy(self) -> GameState:
-        """A copy that further events can be applied to while this state stays as it is: the
-        lists and dicts `apply` adds to are copied (what they hold is never changed once made)."""
-        return replace(self, throws=list(self.throws), throw_events=list(self.throw_events),
-                       throw_sources=list(self.throw_sources), unassigned=list(self.unassigned),
-                       history=list(self.history), ignored=list(self.ignored), rejections=dict(self.rejections),
-                       applied=list(self.applied))
+        """A copy that further events can be applied to while this state stays as it is: every
+        list, dict and set it holds is copied (one level: `apply` adds to them or replaces them,
+        and never changes what they hold once it is in; the live fold relies on it)."""
+        return replace(self, **{f.name: type(v)(v) for f in fields(self)
+                                if type(v := getattr(self, f.name)) in (list, dict, set)})
 
     def to_json(self, *, history: int | None = None) -> dict[str, Any]:
         """With `history`, only the latest that many hand results: what a phone is sent on every
