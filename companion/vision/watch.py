@@ -102,6 +102,10 @@ class StillScene:
             return True
         return False
 
+    def read_again(self) -> None:
+        """The scene's reading was set aside: the next frame of this still scene is read again."""
+        self._reported = False
+
 
 @dataclass
 class _Memory:
@@ -165,6 +169,8 @@ class TableWatcher(Worker):
             log.warning("vision: %s", e)
         self.memory = _Memory()
         self.observations = 0
+        #: readings set aside because the game changed while their frame was read (`process`)
+        self.stale_readings = 0
 
     # --- corners set by hand (the dashboard's /calibrate) -------------------------------------
     def set_corners(self, corners: list[list[float]], size: tuple[int, int]) -> None:
@@ -239,11 +245,12 @@ class TableWatcher(Worker):
             try:
                 frame = self.camera.latest(after_seq=seq, timeout=1.0)
                 if frame is not None:
+                    made_on = self.table.version  # the game as it stood when the frame was taken
                     seq = frame.seq
                     if blind:  # the camera is back
                         blind = False
                         self._status(True)
-                    self.process(frame)
+                    self.process(frame, version=made_on)
                 elif not blind and not self._camera_connected():
                     blind = True  # the phones see that the cross-checks are off while it is away
                     self._status(False, error="no pictures: the camera is not connected")
@@ -264,8 +271,17 @@ class TableWatcher(Worker):
         return bool(status().get("connected", True)) if callable(status) else True
 
     # --- one frame -----------------------------------------------------------------------------
-    def process(self, frame: Frame) -> dict[str, Any] | None:
-        """Feed one frame; returns the observation when the frame completed a still scene."""
+    def process(self, frame: Frame, version: int | None = None) -> dict[str, Any] | None:
+        """Feed one frame; returns the observation when the frame completed a still scene.
+
+        The frame is judged against the game as it stood when it was taken (`version`, the table's
+        version then; default: now, before reading it). If the game changed before the reading is
+        compared (a result recorded while the frame was read: the round's wind, the dealer, the
+        break are others now), the picture may show the table as it was: the reading is set aside
+        (`stale_readings`) and the next frame of the scene is read against the new state. Nothing
+        can be recorded between the comparison and the events it records (the table's lock).
+        """
+        made_on = self.table.version if version is None else version
         if not self.still.feed(frame.image, frame.t):
             return None
         state = self.table.state
@@ -281,7 +297,13 @@ class TableWatcher(Worker):
         self.hub.publish("observation", obs)
         self._status(True)
         self._acted = {"why": [], "recorded": []}
-        self.check(obs)
+        with self.table.lock:
+            if self.table.version != made_on:
+                self.stale_readings += 1
+                self.still.read_again()
+                log.info("vision: frame %s was taken before event %s: read again", frame.seq, self.table.version)
+                return None
+            self.check(obs)
         if self.samples is not None and (self._acted["why"] or self._acted["recorded"]):
             self._keep_sample(frame, obs, state)
         return obs
