@@ -183,8 +183,9 @@ def table_view():
         return redirect(url_for("views.join_page"))
     # the screen stands beside one player's chair (chosen on the screen, kept by its browser):
     # the wall is drawn from that player's seat wind now, so it stays put as the dealer changes
-    raw = request.args.get("side", "0")
-    side = int(raw) if raw in ("0", "1", "2", "3") else 0
+    # (until chosen: a seated phone's own chair, else the first-hand East's)
+    raw = request.args.get("side")
+    side = int(raw) if raw in ("0", "1", "2", "3") else viewer.player if viewer.player is not None else 0
     state = services().table.state
     wind = state.seat_wind(side) if state else "E"
     dice = services().find("dice")
