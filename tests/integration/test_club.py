@@ -312,3 +312,25 @@ def test_hub_restarted_and_one_that_lost_its_data(broker, hubs, tables):
     fresh = hubs("another-hub")  # a hub with nothing: the tables send their whole logs again
     one.play(1)
     settle(fresh, one, two)
+
+
+def test_a_new_log_under_a_table_id_the_hub_knows_is_said_not_mixed_in(tmp_path, broker, hubs, tables):
+    """A table's SD card replaced: its new log's ids are ones the hub holds for that table. The hub
+    keeps what it has; the table's link status says why nothing of the new log arrives."""
+    hub = hubs()
+    old = tables("1")
+    old.play(4)
+    settle(hub, old)
+    kept = hub.read_rows("1")
+    old.close()
+    new = FakeTable(tmp_path / "new-card", "1", broker.url).connect()
+    try:
+        new.play(1)
+        deadline = time.monotonic() + WAIT
+        while "more than this log" not in (new.publisher.status().get("error") or ""):
+            assert time.monotonic() < deadline, new.publisher.status()
+            time.sleep(0.02)
+        assert new.publisher.status()["ok"] is False
+        assert hub.read_rows("1") == kept
+    finally:
+        new.close()
