@@ -96,6 +96,10 @@ def test_a_seat_takeover_asks_first_and_the_phone_that_loses_it_is_told(live, br
     assert "Ann" in text(other, '[data-taken="0"]') and other.find_elements(By.CSS_SELECTOR, '[data-taken="1"]') == []
     join(other, base, seat=0)  # Ann's seat, not confirmed: refused, nothing changes
     assert "take over" in text(other, "#errors").lower() and other.current_url.startswith(f"{base}/join")
+    full = other.execute_script("return document.documentElement.scrollHeight")
+    other.size(360, min(full, 2400))
+    other.shot("join-seat-taken")
+    other.size(360, 740)
     assert services.table.state.players[0] == "Ann" and text(ann, '[data-bind="my-name"]') == "Ann"
     css(other, 'input[name="player"][value="0"]').click()
     css(other, 'input[name="take_over"]').click()
