@@ -22,6 +22,7 @@ def create_app(services: Services) -> Flask:
     from companion.web.health import health
     from companion.web.push import RESERVED_THREADS, PushBroker, push
     from companion.web.samples import samples_view
+    from companion.web.scoring import allow_score_photo, scoring_view
     from companion.web.teach import allow_photo_upload, teach_view
     from companion.web.views import views
 
@@ -58,6 +59,7 @@ def create_app(services: Services) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     i18n.install(app)
     app.before_request(allow_photo_upload)  # before the CSRF check reads the form
+    app.before_request(allow_score_photo)  # likewise: a hand's photo to score
     guard.install(app)
     errors.install(app)
     app.register_blueprint(views)
@@ -67,6 +69,7 @@ def create_app(services: Services) -> Flask:
     app.register_blueprint(teach_view)  # "teach your set" from a phone (vision/tiles/teach.py)
     app.register_blueprint(corners_view)  # the table's corners set by hand (vision/corners.py)
     app.register_blueprint(samples_view)  # camera samples to download (vision/samples.py)
+    app.register_blueprint(scoring_view)  # POST /api/score: a hand's score, from a photo too (scoring/)
     app.register_blueprint(health)  # /healthz (companion/health.py)
     return app
 

@@ -30,6 +30,8 @@ EXEMPT = {
     "corners.set_corners": "the camera's table corners: setup, not the game (setting them twice is harmless)",
     "corners.forget": "the camera's table corners: setup, not the game",
     "samples.delete": "the camera's kept samples: deleting twice deletes once",
+    "scoring.post_score": "scoring a hand is a computation: nothing is recorded in the game (its photo is kept "
+                          "as data, each request its own); the value goes into POST /api/hands",
 }
 
 PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
@@ -73,16 +75,18 @@ ROUTES = {
                                    {"result": "win", "winner": 0, "from": 1, "value": 8}, "json", True),
     "api.post_game": lambda t: ("/api/games", {"variant": "classical", "players": PLAYERS}, "json", True),
     "api.post_table_code": lambda t: ("/api/table-code", {}, "json", False),
+    "api.post_host_code": lambda t: ("/api/host-code", {"confirm": True}, "json", False),
     "views.seat_form": lambda t: ("/seat", {"player": "1"}, "form", False),
     "views.new_game_form": lambda t: ("/settings/game", {"variant": "classical", "confirm": "yes",
                                                          **{f"player{i}": p for i, p in enumerate(PLAYERS)}},
                                       "form", True),
     "views.new_code_form": lambda t: ("/settings/code", {"confirm": "yes"}, "form", False),
+    "views.new_host_code_form": lambda t: ("/settings/host-code", {"confirm": "yes"}, "form", False),
     "api.post_reopen_game": lambda t: (f"/api/games/{_earlier_game(t)}/reopen", {}, "json", True),
     "views.reopen_game_form": lambda t: (f"/settings/games/{_earlier_game(t)}/reopen", {}, "form", True),
 }
 #: writes that do not depend on the game's state: idempotent, but If-Match has no say
-UNVERSIONED = {"api.post_table_code", "views.new_code_form"}
+UNVERSIONED = {"api.post_table_code", "views.new_code_form", "api.post_host_code", "views.new_host_code_form"}
 
 
 @pytest.fixture
@@ -187,13 +191,28 @@ def test_a_repeated_idempotency_key_is_answered_again_and_recorded_once(table_ap
     assert first.status_code < 400, (endpoint, first.status_code, first.get_data(as_text=True)[:300])
     after_first = log_size(services)
     assert after_first == before + (1 if records else 0)
-    code = app.extensions["companion_web"].access.table_code
+    access = app.extensions["companion_web"].access
+    codes = (access.table_code, access.host_code)
     again = send(phone, path, body, kind, headers)  # a double tap, or a retry after a timeout
     assert again.status_code == first.status_code
     assert again.get_data() == first.get_data()
     assert again.headers.get("Idempotent-Replayed") == "true"
     assert log_size(services) == after_first
-    assert app.extensions["companion_web"].access.table_code == code  # one new code, not two
+    assert (access.table_code, access.host_code) == codes  # one new code, not two
+
+
+def test_an_answer_is_given_again_only_to_the_session_it_was_given_to(table_app):
+    """A key is no pass: another phone sending it (it may have read it off the wire) gets no copy
+    of an answer that may hold a new code."""
+    app, _ = table_app
+    host = host_phone(app)
+    key = {"Idempotency-Key": "new-code-tap-01"}
+    first = host.post("/api/table-code", {}, headers=key)
+    assert first.status_code == 200
+    other = host_phone(app, address="192.0.2.99")
+    r = other.post("/api/table-code", {}, headers=key)
+    assert r.status_code == 409 and r.json["error"]["code"] == "key_reused"
+    assert first.json["code"] not in r.get_data(as_text=True)
 
 
 def test_the_same_key_on_another_request_is_refused(table_app):
