@@ -35,8 +35,8 @@ from typing import Callable
 from flask import current_app, jsonify, make_response, render_template, request
 from flask_babel import gettext as _
 
-from companion.game.events import (Corrected, DiceAssigned, DiceThrown, GameStarted, HandDrawn, HandWon, Recorded,
-                                   Undone, WallBroken)
+from companion.game.events import (Corrected, DiceAssigned, DiceThrown, GameResumed, GameStarted, HandDrawn, HandWon,
+                                   PlayerRenamed, Recorded, Undone, WallBroken)
 from companion.web.bodies import idempotency_key
 from companion.web.errors import WebError
 from companion.web.guard import current_viewer, services
@@ -225,6 +225,10 @@ def describe(record: Recorded) -> dict:
         what = _("the break")
     elif isinstance(ev, DiceAssigned):
         what = _("a roll counted as the throw")
+    elif isinstance(ev, PlayerRenamed):
+        what = _("a new name: %(name)s", name=ev.name)
+    elif isinstance(ev, GameResumed):
+        what = _("an earlier game reopened")
     else:
         what = type(ev).__struct_config__.tag
     return {"event": record.id, "type": type(ev).__struct_config__.tag, "who": who, "what": what}

@@ -41,8 +41,9 @@
   const windOf = (name) => state.seat_winds[name];
   // the names a game gets when nobody typed any ("East", …): a seat is not called "East (South)"
   const placeholder = (name) => String(S.placeholder_names || "").split("|").includes(name);
+  // (the phone's word only in the brackets: "Ann (East (Ton))" would nest them)
   const seatLabel = (i) => (placeholder(state.players[i]) ? windLabel(windOf(state.players[i]))
-    : `${state.players[i]} (${windLabel(windOf(state.players[i]))})`);
+    : `${state.players[i]} (${windName(windOf(state.players[i]))})`);
   const variantTitle = () => S["title_" + state.variant.title] || state.variant.title;
   // replaceChildren writes a null as the text "null": the steps leave out what a variant has not
   const fill = (node, ...children) => node.replaceChildren(...children.filter((c) => c !== null && c !== undefined));
