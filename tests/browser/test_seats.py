@@ -10,7 +10,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from companion.game.events import HandWon
-from test_dashboard import css, join, text, wait, wait_live
+from test_dashboard import css, join, no_horizontal_scroll, text, wait, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -99,6 +99,8 @@ def test_a_seat_takeover_asks_first_and_the_phone_that_loses_it_is_told(live, br
     full = other.execute_script("return document.documentElement.scrollHeight")
     other.size(360, min(full, 2400))
     other.shot("join-seat-taken")
+    other.size(180, 740)  # 200 % zoom on a 360 px phone: the seats and their notes still fit
+    assert no_horizontal_scroll(other)
     other.size(360, 740)
     assert services.table.state.players[0] == "Ann" and text(ann, '[data-bind="my-name"]') == "Ann"
     css(other, 'input[name="player"][value="0"]').click()
@@ -119,6 +121,9 @@ def test_a_rename_never_restarts_the_game(live, browsers):
     services.table.record(HandWon(winner=1, discarder=0, value=8))
     game, hand = services.table.state.game, services.table.state.hand
     css(bob, "details.rename summary").click()
+    bob.size(180, 740)
+    assert no_horizontal_scroll(bob)
+    bob.size(360, 740)
     field = css(bob, "#new-name")
     field.clear()
     field.send_keys("Robert")
