@@ -50,6 +50,7 @@ class ClubPublisher(Worker):
         self._acked = self._saved = store.club_acked(self.club_key)
         self._sent = self._acked  # the highest seq sent; the next send is the first event after it
         self._progress_at = time.monotonic()
+        self._resend_wait = settings.resend_after
         self._connected = False
         self._error: str | None = None
         self._hub_ahead = False
@@ -152,8 +153,12 @@ class ClubPublisher(Worker):
             log.warning("club: an acknowledgement that cannot be read (%s): %r", e, msg.payload[:200])
             return
         with self._lock:
-            lost = ack.acked < self._acked  # the hub's word is what it has stored: lower than before
-            self._progress_at = time.monotonic()  # only when its data was lost; then all after it again
+            # the hub's word is what it has stored: lower than before only when the hub lost its data
+            # (or is a new one); then everything after it goes again
+            lost = ack.acked < self._acked
+            if ack.acked > self._acked:
+                self._resend_wait = self.settings.resend_after  # the hub is taking events again
+            self._progress_at = time.monotonic()
             self._acked = ack.acked
             if ack.resend or lost or self._sent < self._acked:
                 self._sent = self._acked
@@ -189,9 +194,12 @@ class ClubPublisher(Worker):
             if not self._connected:
                 return
             now = time.monotonic()
-            if self._sent > self._acked and now - self._progress_at > self.settings.resend_after:
+            if self._sent > self._acked and now - self._progress_at > self._resend_wait:
                 self._sent, self._progress_at = self._acked, now  # no word from the hub: again from its ack
                 self.resends += 1
+                # a hub away for long would find the broker's queue full of the same window sent
+                # every few seconds: each silent resend waits twice as long, up to two minutes
+                self._resend_wait = min(self._resend_wait * 2, max(120.0, self.settings.resend_after))
             if self._sent <= self._acked:
                 self._sent = self._acked
                 self._progress_at = now  # the resend timer runs from the first send after an ack
