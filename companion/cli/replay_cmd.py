@@ -8,7 +8,8 @@ import click
 
 from companion.cli.common import config_options, emit_json, fail, resolve_variant, settings_from, variant_option
 from companion.errors import CompanionError
-from companion.game.events import SCORE_LIMIT, HandDrawn, HandWon
+from companion.game.events import (SCORE_LIMIT, Adjustment, DiceThrown, GameEnded, HandDrawn, HandWon, Penalty,
+                                   Recorded, Redeal, SeatsChosen, Undone)
 from companion.game.fold import GameState
 from companion.game.notation import NotationError, UndoLatest, parse_line
 from companion.hub import Hub
@@ -21,7 +22,7 @@ from companion.table import Table
 def summary(state: GameState) -> str:
     """One line about where the game stands."""
     if state.game_over:
-        head = "game over"
+        head = f"game over (ended by {state.ended['how']})" if state.ended else "game over"
     else:
         # the counter is consecutive repeats, or riichi's honba (which draws raise too)
         label = "honba" if state.variant.rotation.counter == "honba" else "repeat"
@@ -53,6 +54,48 @@ def describe_result(state: GameState) -> str:
     else:
         what = "draw"
     return f"hand {h['hand']} ({WIND_NAMES[h['prevalent']]} round, East {h['east']}): {what}"
+
+
+def describe_event(record: Recorded, before: GameState, state: GameState, records: list[Recorded]) -> str:
+    """One line for an event that is not a hand result: what the table did with it."""
+    event = record.event
+    if isinstance(event, Undone):
+        target = next((r for r in records if r.id == event.target), None)
+        what = target.type if target is not None else "event"
+        return f"undone: event {event.target} ({what.replace('_', ' ')})"
+    if isinstance(event, DiceThrown):
+        faces = "+".join(str(f) for f in event.faces)
+        if len(state.seat_throws) > len(before.seat_throws):
+            t = state.seat_throws[-1]
+            line = f"dice {faces}: {t['by']} throws {t['total']} for the seats"
+            if state.seating is None and state.seated:
+                line += f"; first East: {state.seated['east']}"
+            elif state.seating is not None and len(state.seating.contenders) < len(before.seating.contenders
+                                                                                      if before.seating else ()):
+                line += f"; a tie: {', '.join(state.players[p] for p in state.seating.contenders)} throw again"
+            return line
+        if len(state.unassigned) > len(before.unassigned):
+            return f"dice {faces}: no throw is due now; kept as an unassigned roll (event {record.id})"
+        if state.pending is not None:
+            return f"dice {faces}: die {', '.join(str(c + 1) for c in state.pending.cocked)} cocked, throw it again (R18)"
+        done = len(state.throws)
+        line = f"dice {faces}: throw {done} of {len(state.variant.dice.throws)}"
+        if state.brk is not None:
+            line += f"; break at {WIND_NAMES[state.brk.wall]}'s wall, stack {state.brk.stack}"
+        return line
+    if isinstance(event, Redeal):
+        return f"redeal of hand {state.hand} (R25/R26): new throws are due" + (f" ({event.reason})" if event.reason else "")
+    if isinstance(event, (Penalty, Adjustment)):
+        a = state.adjustments[-1]
+        moves = ", ".join(f"{p} {d:+d}" for p, d in a["deltas"].items())
+        return f"{a['kind']}: {moves}" + (f" ({a['reason']})" if a["reason"] else "")
+    if isinstance(event, GameEnded):
+        return (f"game ended by {event.how} before hand {before.hand}; that hand is not scored"
+                + (f" ({event.reason})" if event.reason else ""))
+    if isinstance(event, SeatsChosen):
+        seats = " ".join(f"{p}={state.seat_wind(i)}" for i, p in enumerate(state.players))
+        return f"seats: {seats}; first East: {state.east}"
+    return f"{record.type.replace('_', ' ')}"
 
 
 def check_bounds(event: HandWon, players: list[str]) -> None:
@@ -112,6 +155,12 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
       draw ready=A,C riichi=A  riichi: who was tenpai, who declared riichi
       dice 3,4                 a throw (dice 3,0 cocked=2: the second die cocked, R18)
       undo                     undo the latest result or throw
+      redeal [reason]          a misdeal (R25/R26): new throws for the hand in play
+      penalty A 30 [reason]    A pays 30, shared equally by the other three
+      adjust A=-10 B=+10 [reason]   scores moved by agreement (must sum to zero)
+      end [time] [reason]      the game ends now; the hand in play is not scored
+      seats A=E B=S C=W D=N    the seats drawn before hand 1 (wind tiles)
+      first-east C             C is the first East, the others keep their places
     Players by name (as in --players, any case) or current seat wind; '#' starts a comment.
     What the variant's scoring does not use (riichi= outside riichi, hand scores without the
     winner's value) is kept in the log, with a note on stderr.
@@ -136,26 +185,43 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
             event = parse_line(line, table.player_index)
             if event is None:
                 continue
+            before = table.require_state()
             if isinstance(event, UndoLatest):
-                table.undo()
+                record = table.undo()
             else:
                 if isinstance(event, HandWon):
                     check_bounds(event, table.require_state().players)
-                table.record(event)
+                record = table.record(event)
         except CompanionError as e:
             raise fail(f"{where}, line {number}: {e}") from None
         if isinstance(event, (HandWon, HandDrawn)):
             for note in unused(event, variant):
                 click.echo(f"{where}, line {number}: {note}", err=True)
         state = table.require_state()
-        if not as_json and isinstance(event, (HandWon, HandDrawn)):
+        if as_json:
+            continue
+        if isinstance(event, (HandWon, HandDrawn)):
             click.echo(describe_result(state))
             click.echo(f"  {summary(state)}")
+        else:  # every line read gets its line: throws, undos, penalties, the end
+            click.echo(describe_event(record, before, state, table.records()))
+            if not isinstance(event, DiceThrown) or state.seated is not before.seated:
+                click.echo(f"  {summary(state)}")
     state = table.require_state()
     if as_json:
         emit_json(state.to_json())
-    elif not state.history:
+        return
+    if not state.history and len(table.records()) == 1:
         click.echo(summary(state))
+    if state.game_over:
+        click.echo(describe_standings(state))
+
+
+def describe_standings(state: GameState) -> str:
+    """The final standings on one line: rank, player, score (and the final result where uma counts)."""
+    rows = state.to_json()["standings"]
+    return "standings: " + "; ".join(
+        f"{r['rank']}. {r['player']} {r['score']}" + (f" ({r['final']:+g})" if "final" in r else "") for r in rows)
 
 
 def _lines(results, where: str):

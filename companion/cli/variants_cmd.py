@@ -7,7 +7,7 @@ import tomli_w
 
 from companion.cli.common import config_options, emit_json, fail, settings_from
 from companion.errors import CompanionError
-from companion.rules.variant import builtin_names, load_variant
+from companion.rules.variant import assumptions, builtin_names, load_variant
 from companion.validation import without_none
 
 
@@ -51,6 +51,15 @@ def show(ref, as_json, config_file, data_dir):
     if as_json:
         emit_json(data)
     else:
+        try:  # where the rule text is silent and the variant chose: as TOML comments, base first
+            chosen = assumptions(ref, settings_from(config_file, data_dir).variant_dirs)
+        except (CompanionError, OSError):
+            chosen = []
+        if chosen:
+            click.echo("# Where the rule text is silent, this variant chose:")
+            for line in chosen:
+                click.echo(f"#   {line}")
+            click.echo()
         click.echo(tomli_w.dumps(without_none(data)))
 
 

@@ -10,7 +10,7 @@ the event.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -112,7 +112,52 @@ class GameResumed(Event, tag="game_resumed"):
     to last, so this makes it current again (a new game never deletes the one before)."""
 
 
-Correctable = DiceThrown | WallBroken | HandWon | HandDrawn
+#: a reason given with a penalty, an adjustment, a redeal or the end of a game: short, for the log
+Reason = Annotated[str, msgspec.Meta(max_length=200)]
+
+
+class Redeal(Event, tag="redeal"):
+    """A misdeal (R25/R26): the break and the throws of the hand in play are cleared and new
+    throws are due; East, the counters and the scores stay as they were."""
+
+    reason: Reason = ""
+
+
+class Penalty(Event, tag="penalty"):
+    """`player` pays `points`, shared equally by the other three (seed 004: a wrong number of
+    tiles, a false mahjong)."""
+
+    player: int
+    points: Annotated[int, msgspec.Meta(gt=0, le=SCORE_LIMIT)]
+    reason: Reason = ""
+
+
+class Adjustment(Event, tag="adjustment"):
+    """Scores moved by agreement (a payment settled wrongly, a house penalty): points by player
+    index; they must sum to zero, as every hand's payments do."""
+
+    deltas: dict[int, Annotated[int, msgspec.Meta(ge=-SCORE_LIMIT, le=SCORE_LIMIT)]]
+    reason: Reason = ""
+
+
+class GameEnded(Event, tag="game_ended"):
+    """The game ends before its last round (seed 004: a tournament's time limit; or by agreement):
+    the hand in play is not scored, the scores are those before it."""
+
+    how: Literal["time", "agreement"] = "agreement"
+    reason: Reason = ""
+
+
+class SeatsChosen(Event, tag="seats"):
+    """Who sits where for the first hand, before it begins: `order[k]` is the player (by index as
+    it stands) at wind k (E, S, W, N). From then on players are indexed by these seats."""
+
+    order: list[int]
+    #: "typed": seats as entered; "drawn": wind tiles drawn (seed 004); "dice": a throw decided
+    how: Literal["typed", "drawn", "dice"] = "typed"
+
+
+Correctable = DiceThrown | WallBroken | HandWon | HandDrawn | Penalty | Adjustment
 
 
 class Undone(Event, tag="undo"):
@@ -129,7 +174,7 @@ class Corrected(Event, tag="correct"):
 
 
 GameEvent = (GameStarted | DiceThrown | DiceAssigned | WallBroken | HandWon | HandDrawn | Undone | Corrected
-             | PlayerRenamed | GameResumed)
+             | PlayerRenamed | GameResumed | Redeal | Penalty | Adjustment | GameEnded | SeatsChosen)
 
 
 class Recorded(msgspec.Struct, frozen=True, kw_only=True):

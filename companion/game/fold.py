@@ -16,20 +16,26 @@ from typing import Any, Sequence
 
 from companion.errors import N_, CompanionError, DiceError, GameRuleError
 from companion.game.events import (
+    Adjustment,
     Corrected,
     DiceAssigned,
     DiceThrown,
+    GameEnded,
     GameEvent,
     GameResumed,
     GameStarted,
     HandDrawn,
     HandWon,
+    Penalty,
     PlayerRenamed,
     Recorded,
+    Redeal,
+    SeatsChosen,
     Undone,
     WallBroken,
 )
 from companion.game.players import check_players
+from companion.game.standings import standings
 from companion.rules import rotation as rot
 from companion.rules.seats import WINDS
 from companion.rules.settlement import HandResult, settle
@@ -45,6 +51,17 @@ class PendingThrow:
     faces: list[int]
     cocked: list[int]
     source: str = "manual"
+
+
+@dataclass(frozen=True)
+class Seating:
+    """The first East being chosen by throws (`[seating] first_east`): who still throws this round."""
+
+    method: str
+    #: players (by index) who throw in this round, in order; ties throw again (seed 003)
+    contenders: tuple[int, ...] = (0, 1, 2, 3)
+    #: the totals thrown so far this round, by the contenders in order
+    totals: tuple[int, ...] = ()
 
 
 @dataclass
@@ -73,6 +90,20 @@ class GameState:
     last_event: int = 0
     #: effective events (after undo/correction) that were applied, by id
     applied: list[int] = field(default_factory=list)
+    #: choosing the first East (`[seating] first_east`): None once decided or when typed
+    seating: Seating | None = None
+    #: throws made for choosing seats (never break throws)
+    seat_throws: list[dict[str, Any]] = field(default_factory=list)
+    #: how the seats were settled: {"event", "how", "east"} (None: as typed)
+    seated: dict[str, Any] | None = None
+    #: penalties and adjustments, in order
+    adjustments: list[dict[str, Any]] = field(default_factory=list)
+    #: misdeals declared (R25/R26), in order
+    redeals: list[dict[str, Any]] = field(default_factory=list)
+    #: set when the game was ended early (by time or agreement)
+    ended: dict[str, Any] | None = None
+    #: what each hand in `history` put into (+) or took from (-) the pot, for the zero-sum check
+    hand_pot: list[int] = field(default_factory=list, repr=False)
 
     # --- derived views ----------------------------------------------------------------------
     @property
@@ -96,7 +127,7 @@ class GameState:
 
     @property
     def game_over(self) -> bool:
-        return rot.game_over(self.variant, self.rotation)
+        return self.ended is not None or rot.game_over(self.variant, self.rotation)
 
     @property
     def prevalent(self) -> str:
@@ -112,7 +143,15 @@ class GameState:
 
     def expected_throw(self) -> dict[str, Any] | None:
         """The throw the game waits for next: index (1-based) and who throws; None when none is due."""
-        if self.game_over or self.dice_complete:
+        if self.game_over:
+            return None
+        if self.seating is not None:
+            if self.seating.method == "wind_tiles":
+                return None  # the seats come from the wind tiles drawn, not from dice
+            todo = self.seating.contenders
+            return {"index": len(self.seating.totals) + 1, "of": len(todo),
+                    "by": self.players[todo[len(self.seating.totals)]], "rethrow": [], "for": "seats"}
+        if self.dice_complete:
             return None
         index = len(self.throws)
         by = self.pending.by if self.pending else thrower(self.variant, index, self.throws)
@@ -123,6 +162,8 @@ class GameState:
     def phase(self) -> str:
         if self.game_over:
             return "over"
+        if self.seating is not None:
+            return "seating"
         return "play" if self.dice_complete else "throw"
 
     def last_dice(self) -> list[int] | None:
@@ -146,6 +187,26 @@ class GameState:
         and never changes what they hold once it is in; the live fold relies on it)."""
         return replace(self, **{f.name: type(v)(v) for f in fields(self)
                                 if type(v := getattr(self, f.name)) in (list, dict, set)})
+
+    def seating_json(self) -> dict[str, Any]:
+        """How the first East is chosen and where that stands (`first_east`)."""
+        seating = self.seating
+        return {"method": self.variant.seating.first_east, "open": seating is not None,
+                "to_throw": [self.players[p] for p in seating.contenders[len(seating.totals):]]
+                if seating and seating.method != "wind_tiles" else [],
+                "throws": list(self.seat_throws), "decided": self.seated}
+
+    def zero_sum_problems(self) -> list[str]:
+        """Every hand's payments and every adjustment sum to zero (what a hand puts into the pot
+        counts as paid): the places where they do not, none in a sound game."""
+        problems = [f"hand {h['hand']} (event {h['event']}): payments sum to {sum(h['deltas'].values()) + pot:+d}"
+                    for h, pot in zip(self.history, self.hand_pot) if sum(h["deltas"].values()) + pot]
+        problems += [f"{a['kind']} (event {a['event']}) sums to {sum(a['deltas'].values()):+d}"
+                     for a in self.adjustments if sum(a["deltas"].values())]
+        total = sum(self.scores) + self.pot - 4 * self.variant.settlement.start_score
+        if total:
+            problems.append(f"the scores and the pot sum to {total:+d} more than the start")
+        return problems
 
     def to_json(self, *, history: int | None = None) -> dict[str, Any]:
         """With `history`, only the latest that many hand results: what a phone is sent on every
@@ -183,6 +244,11 @@ class GameState:
             "history": list(self.history if history is None else self.history[-history:] if history else []),
             "history_count": len(self.history),
             "ignored": list(self.ignored),
+            "seating": self.seating_json(),
+            "adjustments": list(self.adjustments),
+            "redeals": list(self.redeals),
+            "ended": self.ended,
+            "standings": standings(self.players, self.scores, self.variant),
             "last_event": self.last_event,
             # what a phone's write names as the state it was made on (If-Match; companion/web/writes.py)
             "version": self.last_event,
@@ -247,11 +313,7 @@ def fold(records: Sequence[Recorded], *, before: int | None = None) -> GameState
     recorded after it count (the seats of an old hand, for a correction of it)."""
     if not records or not isinstance(records[0].event, GameStarted):
         raise GameRuleError("a game's log must begin with the start of the game")
-    start = records[0]
-    assert isinstance(start.event, GameStarted)
-    variant = start.event.variant
-    state = GameState(game=start.id, variant=variant, players=list(start.event.players))
-    state.scores = [variant.settlement.start_score] * 4
+    state = _new_state(records[0])
     state.last_event = records[-1].id
     for record, event in effective_events(records[1:]):
         if before is not None and record.id >= before:
@@ -264,11 +326,18 @@ def _start(records: Sequence[Recorded]) -> GameState:
     """The state of a game that has just begun (its log's first record, the start)."""
     if not records or not isinstance(records[0].event, GameStarted):
         raise GameRuleError("a game's log must begin with the start of the game")
-    start = records[0]
+    state = _new_state(records[0])
+    state.last_event = records[0].id
+    return state
+
+
+def _new_state(start: Recorded) -> GameState:
     assert isinstance(start.event, GameStarted)
-    state = GameState(game=start.id, variant=start.event.variant, players=list(start.event.players))
-    state.scores = [start.event.variant.settlement.start_score] * 4
-    state.last_event = start.id
+    variant = start.event.variant
+    state = GameState(game=start.id, variant=variant, players=list(start.event.players))
+    state.scores = [variant.settlement.start_score] * 4
+    if variant.seating.first_east != "typed":
+        state.seating = Seating(variant.seating.first_east)
     return state
 
 
@@ -390,6 +459,16 @@ def apply(state: GameState, event_id: int, event: GameEvent) -> None:
             _rename(state, event)
         case GameResumed():
             pass  # the game goes on where it was
+        case Redeal():
+            _redeal(state, event_id, event)
+        case Penalty():
+            _penalty(state, event_id, event)
+        case Adjustment():
+            _adjust(state, event_id, "adjustment", event.deltas, event.reason)
+        case GameEnded():
+            _end(state, event_id, event)
+        case SeatsChosen():
+            _seats(state, event_id, event.order, event.how)
         case GameStarted():
             raise GameRuleError("a new game starts a new log")
         case _:
@@ -421,6 +500,11 @@ def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
     for i, face in enumerate(ev.faces):
         if not (1 <= face <= 6 or (i in cocked and face == 0)):
             raise DiceError(N_("a die shows 1 to 6, not %(face)s"), face=face)
+    if state.seating is not None:
+        if state.seating.method != "wind_tiles":
+            _seat_throw(state, event_id, ev, cocked)
+            return
+        state.seating = None  # no draw of wind tiles recorded: the table sits as the names were entered
     if state.dice_complete:
         # R17/R19 are done for this hand: keep the roll for a player to assign or discard; a roll
         # of more dice than the game throws could never be assigned
@@ -477,6 +561,7 @@ def _observed_break(state: GameState, ev: WallBroken) -> None:
 def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winner: int | None) -> None:
     if state.game_over:
         raise GameRuleError(N_("the game is over: start a new game"))
+    _check_seated(state)
     discarder = ev.discarder if isinstance(ev, HandWon) else None
     _check_player(state, winner, "winner")
     _check_player(state, discarder, "discarder")
@@ -511,6 +596,7 @@ def _hand_over(state: GameState, event_id: int, ev: HandWon | HandDrawn, *, winn
         if i == 0:
             pot = payment.pot
     state.scores = [s + d for s, d in zip(state.scores, deltas)]
+    state.hand_pot = [*state.hand_pot, pot - state.pot]
     state.pot = pot
     names = state.players
     state.history.append({
@@ -561,3 +647,115 @@ def _break_position(state: GameState) -> list | None:
         return None
     _, _, at = locate_break(state.variant, state.throws)
     return [at.seat, at.stack]
+
+
+# --- a whole game: seats, misdeals, penalties, the end ------------------------------------------
+
+def _check_seated(state: GameState) -> None:
+    """A hand needs its seats. A table that plays without recording the choice sits as the names
+    were entered; one that began throwing for the seats finishes first."""
+    if state.seating is not None and not state.seat_throws:
+        state.seating = None
+    if state.seating is not None:
+        raise GameRuleError(N_("the first East is not chosen yet: throw for the seats, or record them (seats)"))
+
+
+def _seat_throw(state: GameState, event_id: int, ev: DiceThrown, cocked: list[int]) -> None:
+    """A throw for the first East (seed 003: "höchste Augenzahl mit beiden Würfeln"; ties throw
+    again). Never a break throw: the break's throws start once the seats are settled."""
+    seating = state.seating
+    assert seating is not None
+    n = state.variant.dice.dice
+    if cocked:  # R18: a cocked die is thrown again; for the seats the whole throw is
+        raise DiceError(N_("a cocked die: throw for the seats again"))
+    if len(ev.faces) != n:
+        raise DiceError(N_("expected %(n)s dice, got %(got)s"), n=n, got=len(ev.faces))
+    by = seating.contenders[len(seating.totals)]
+    total = sum(ev.faces)
+    state.seat_throws = [*state.seat_throws, {"event": event_id, "by": state.players[by], "faces": list(ev.faces),
+                                              "total": total, "source": ev.source}]
+    if seating.method == "counted_throw":
+        # one throw, counted round the table from the thrower as 1 (as R17 counts the walls)
+        _seat_order(state, event_id, (by + total - 1) % 4, "dice")
+        return
+    totals = (*seating.totals, total)
+    if len(totals) < len(seating.contenders):
+        state.seating = replace(seating, totals=totals)
+        return
+    best = max(totals)
+    tied = tuple(p for p, t in zip(seating.contenders, totals) if t == best)
+    if len(tied) > 1:  # seed 003 names the highest throw; a tie is thrown again by those tied
+        state.seating = replace(seating, contenders=tied, totals=())
+        return
+    _seat_order(state, event_id, tied[0], "dice")
+
+
+def _seat_order(state: GameState, event_id: int, east: int, how: str) -> None:
+    """`east` is the first East; the others keep their places round the table (seed 003: "Für die
+    anderen Spieler ergibt sich damit der Wind aus der Reihenfolge am Tisch")."""
+    _permute(state, event_id, [(east + k) % 4 for k in range(4)], how)
+
+
+def _seats(state: GameState, event_id: int, order: list[int], how: str) -> None:
+    """Seats recorded before hand 1 (wind tiles drawn, seed 004; or typed)."""
+    if sorted(order) != [0, 1, 2, 3]:
+        raise GameRuleError(N_("the seats must name each of the four players once"))
+    if state.game_over or state.rotation.hands or state.throws or state.pending or state.history:
+        raise GameRuleError(N_("the seats are chosen before the first hand; this game is under way"))
+    _permute(state, event_id, order, how)
+
+
+def _permute(state: GameState, event_id: int, order: list[int], how: str) -> None:
+    """Players are indexed by their first-hand seat: from here on, by these seats."""
+    state.players = [state.players[p] for p in order]
+    state.scores = [state.scores[p] for p in order]
+    state.seating = None
+    state.seated = {"event": event_id, "how": how, "east": state.players[0]}
+
+
+def _redeal(state: GameState, event_id: int, ev: Redeal) -> None:
+    """R25/R26: a misdeal; everything is reshuffled and the wall broken elsewhere: new throws."""
+    if state.game_over:
+        raise GameRuleError(N_("the game is over"))
+    _check_seated(state)
+    if not (state.throws or state.pending or state.observed_break):
+        raise GameRuleError(N_("nothing to redeal: no throw has been made for this hand"))
+    state.throws, state.throw_events, state.throw_sources, state.pending = [], [], [], None
+    state._brk, state.observed_break = None, None
+    state.redeals = [*state.redeals, {"event": event_id, "hand": state.hand, "reason": ev.reason}]
+
+
+def _penalty(state: GameState, event_id: int, ev: Penalty) -> None:
+    """The player pays `points`, a third to each of the others (seed 004: a false mahjong, a
+    wrong number of tiles)."""
+    _check_player(state, ev.player, "penalty")
+    if ev.points % 3:
+        raise GameRuleError(N_("a penalty of %(points)s cannot be shared equally by three players; "
+                               "give a multiple of 3"), points=ev.points)
+    share = ev.points // 3
+    _adjust(state, event_id, "penalty", {p: -ev.points if p == ev.player else share for p in range(4)}, ev.reason)
+
+
+def _adjust(state: GameState, event_id: int, kind: str, deltas: dict[int, int], reason: str) -> None:
+    """Scores moved outside a hand; they must sum to zero, as a hand's payments do."""
+    for p in deltas:
+        _check_player(state, p, kind)
+    if not any(deltas.values()):
+        raise GameRuleError(N_("an adjustment must move some points"))
+    if total := sum(deltas.values()):
+        raise GameRuleError(N_("an adjustment must sum to zero; this one sums to %(total)s"), total=f"{total:+d}")
+    state.scores = [s + deltas.get(i, 0) for i, s in enumerate(state.scores)]
+    state.adjustments = [*state.adjustments, {
+        "event": event_id, "kind": kind, "hand": state.hand, "reason": reason,
+        "deltas": {state.players[p]: d for p, d in sorted(deltas.items())}}]
+
+
+def _end(state: GameState, event_id: int, ev: GameEnded) -> None:
+    """Seed 004: "The current hand is then not played to a finish, and the players will score the
+    points they have so far accumulated before the current hand started." """
+    if state.game_over:
+        raise GameRuleError(N_("the game is over"))
+    state.ended = {"event": event_id, "how": ev.how, "reason": ev.reason, "hands": state.rotation.hands}
+    state.throws, state.throw_events, state.throw_sources, state.pending = [], [], [], None
+    state._brk, state.observed_break = None, None
+    state.seating = None

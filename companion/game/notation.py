@@ -10,6 +10,13 @@
     draw ready=A,C riichi=A  riichi: who was tenpai, who declared riichi
     dice 3,4                 a throw of the dice (R17, R19); `dice 3,0 cocked=2` a cocked second die (R18)
     undo                     undo the latest event that counts
+    redeal [reason]          a misdeal (R25/R26): the throws of this hand are cleared, new throws are due
+    penalty A 30 [reason]    A pays 30, shared equally by the other three (seed 004)
+    adjust A=-10 B=+10 [reason]   scores moved by agreement; they must sum to zero
+    end [time] [reason]      the game ends now, by agreement (or by `time`, seed 004): the hand in
+                             play is not scored
+    seats A=E B=S C=W D=N    who sits where before hand 1 (wind tiles drawn, seed 004)
+    first-east C             C is the first East; the others keep their places round the table
 
 Blank lines and text after `#` are ignored. Players are named as in --players (any case)
 or by their current seat wind letter.
@@ -21,7 +28,9 @@ import re
 from typing import Callable
 
 from companion.errors import CompanionError
-from companion.game.events import AlsoWon, DiceThrown, Event, HandDrawn, HandWon, Undone
+from companion.game.events import (Adjustment, AlsoWon, DiceThrown, Event, GameEnded, HandDrawn, HandWon, Penalty,
+                                   Redeal, SeatsChosen, Undone)
+from companion.rules.seats import WINDS
 
 LIMITS = {"mangan": 5, "haneman": 6, "baiman": 8, "sanbaiman": 11, "yakuman": 13}
 _HAN_FU = re.compile(r"^(?P<han>\d+)han(?:(?P<fu>\d+)fu)?$", re.I)
@@ -131,4 +140,57 @@ def parse_line(line: str, player: Callable[[str], int]) -> Event | UndoLatest | 
         if not plain[0].isdigit():
             raise NotationError("'undo' takes an event id, or nothing for the latest event")
         return Undone(target=int(plain[0]))
-    raise NotationError(f"unknown result {verb!r}: say win, draw, dice or undo")
+    reason = " ".join(plain)
+    if verb == "redeal":
+        _no_options(options)
+        return Redeal(reason=reason)
+    if verb == "penalty":
+        _no_options(options)
+        if len(plain) < 2 or not re.fullmatch(r"\d+", plain[1]):
+            raise NotationError("'penalty' needs the player and the points: penalty A 30 [reason]")
+        return Penalty(player=player(plain[0]), points=int(plain[1]), reason=" ".join(plain[2:]))
+    if verb == "adjust":
+        deltas: dict[int, int] = {}
+        for name, v in options.items():
+            if not re.fullmatch(r"[+-]?\d+", v):
+                raise NotationError(f"{name}={v}: an adjustment is a whole number of points, like A=-10 B=+10")
+            who = player(name)
+            if who in deltas:
+                raise NotationError(f"{name}={v}: that player is named twice")
+            deltas[who] = int(v)
+        if not deltas:
+            raise NotationError("'adjust' needs the points, like: adjust A=-10 B=+10 [reason]")
+        return Adjustment(deltas=deltas, reason=reason)
+    if verb == "end":
+        _no_options(options)
+        how = "agreement"
+        if plain and plain[0].lower() in ("time", "agreement"):
+            how = plain.pop(0).lower()
+        return GameEnded(how=how, reason=" ".join(plain))  # type: ignore[arg-type]
+    if verb == "seats":
+        if plain:
+            raise NotationError(f"unexpected {' '.join(plain)!r} (write the seats like: seats A=E B=S C=W D=N)")
+        order: dict[str, int] = {}
+        for name, wind in options.items():
+            w = wind.upper()
+            if w not in WINDS:
+                raise NotationError(f"{name}={wind}: a seat is E, S, W or N")
+            if w in order:
+                raise NotationError(f"{name}={wind}: two players at {w}")
+            order[w] = player(name)
+        if len(order) != 4:
+            raise NotationError("'seats' names all four players: seats A=E B=S C=W D=N")
+        return SeatsChosen(order=[order[w] for w in WINDS], how="drawn")
+    if verb in ("first-east", "first_east"):
+        _no_options(options)
+        if len(plain) != 1:
+            raise NotationError("'first-east' names one player: first-east C")
+        east = player(plain[0])
+        return SeatsChosen(order=[(east + k) % 4 for k in range(4)], how="typed")
+    raise NotationError(f"unknown result {verb!r}: say win, draw, dice, undo, redeal, penalty, adjust, end, "
+                        "seats or first-east")
+
+
+def _no_options(options: dict[str, str]) -> None:
+    if options:
+        raise NotationError(f"unexpected {' '.join(f'{k}={v}' for k, v in options.items())!r}")

@@ -59,6 +59,12 @@ class SeatingSpec(_Spec):
     #: "anticlockwise": South on East's right (R23, classical, MCR, riichi);
     #: "clockwise": compass-style, South on East's left (seed 003)
     direction: Literal["anticlockwise", "clockwise"] = "anticlockwise"
+    #: how the first East is chosen before hand 1: "typed" (the first name entered is East);
+    #: "highest_throw" (each throws the dice, the highest total is East, ties throw again: seed
+    #: 003); "counted_throw" (the first player throws and counts round the table from themselves,
+    #: as R17 counts walls); "wind_tiles" (the players draw wind tiles for their seats: seed 004;
+    #: the draw is recorded as a `seats` event). A throw for this is never a break throw.
+    first_east: Literal["typed", "highest_throw", "counted_throw", "wind_tiles"] = "typed"
 
 
 class DiceSpec(_Spec):
@@ -185,6 +191,29 @@ class RoundsSpec(_Spec):
             raise ValueError("winds must list 1 to 16 rounds")
 
 
+class StandingsSpec(_Spec):
+    """How the players are ranked at the end (companion.game.standings)."""
+
+    #: equal scores: "shared" rank (1, 1, 3, 4), or broken by "seat_order" (nearer first East ranks higher)
+    ties: Literal["shared", "seat_order"] = "shared"
+    #: riichi uma in thousands by place, best first (e.g. [15, 5, -5, -15]); empty: no final results
+    uma: list[float] = msgspec.field(default_factory=list)
+    #: the score each player gives back before uma (riichi "return", e.g. 30000); None: the start score
+    return_score: int | None = None
+    #: the first place's extra, in thousands: what the four gave back beyond their start, 4 × (return − start) / 1000
+    oka: float = 0
+
+    def __post_init__(self) -> None:
+        if self.uma and len(self.uma) != 4:
+            raise ValueError("standings.uma: give 4 numbers, first place to fourth")
+        if self.uma and abs(sum(self.uma)) > 1e-9:
+            raise ValueError(f"standings.uma: must sum to zero, not {sum(self.uma):g}")
+        if self.oka < 0:
+            raise ValueError("standings.oka: must not be negative")
+        if not self.uma and (self.oka or self.return_score is not None):
+            raise ValueError("standings.oka and standings.return_score go with standings.uma")
+
+
 class _Settlement(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, tag_field="method"):
     start_score: int = 0
 
@@ -219,6 +248,9 @@ class RiichiSettlement(_Settlement, tag="riichi"):
     noten_total: int = 3000
     #: round 4 han 30 fu and 3 han 60 fu up to mangan
     kiriage_mangan: bool = False
+    #: abortive draws (nine terminals, four winds, four riichi, four kans) end a hand; entered as
+    #: `draw` all the same: this says whether the table's rules have them
+    abortive_draws: bool = True
 
 
 class HongKongSettlement(_Settlement, tag="hongkong"):
@@ -260,6 +292,7 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     rotation: RotationSpec = msgspec.field(default_factory=RotationSpec)
     rounds: RoundsSpec = msgspec.field(default_factory=RoundsSpec)
     settlement: Settlement = msgspec.field(default_factory=ClassicalSettlement)
+    standings: StandingsSpec = msgspec.field(default_factory=StandingsSpec)
     #: the variant's customary words shown to players, e.g. {E = "Ton"} for riichi
     terms: dict[str, str] = msgspec.field(default_factory=dict)
     #: `[scoring]`: how a hand is scored. `system` (classical, german, mcr, riichi, hongkong;
@@ -287,6 +320,13 @@ class Variant(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
             raise ValueError('dead_wall.keep_size goes with replacement.source "dead_wall" (riichi\'s rinshan tiles)')
         if self.dead_wall.indicator_at is not None and not 1 <= self.dead_wall.indicator_at <= dead:
             raise ValueError(f"dead_wall.indicator_at must be a dead-wall stack 1..{dead}")
+        spec = self.standings
+        if spec.uma:
+            back = spec.return_score if spec.return_score is not None else self.settlement.start_score
+            oka = 4 * (back - self.settlement.start_score) / 1000
+            if abs(spec.oka - oka) > 1e-9:
+                raise ValueError(f"standings.oka: must be 4 × (return_score − settlement.start_score) / 1000 = "
+                                 f"{oka:g}, so that the final results sum to zero")
         live = self.tiles.total - 2 * dead - (2 if lift else 0) - (4 * self.deal.hand_size + 1)
         if live < 1:
             raise ValueError(f"the deal and the dead wall leave no live wall ({live} tiles)")
@@ -362,3 +402,26 @@ def load_variant(ref: str, search_dirs: tuple[Path, ...] | list[Path] = ()) -> V
     """Load a variant by name (searched in `search_dirs`, then the built-ins) or by path."""
     data, origin = _resolve(ref, tuple(Path(d) for d in search_dirs), ())
     return parse_variant(data, origin)
+
+
+def assumptions(ref: str, search_dirs: tuple[Path, ...] | list[Path] = ()) -> list[str]:
+    """The choices a variant makes where its rule text is silent: the `# not in the seed: …`
+    comments of its file and of the files it extends, base first (`companion variants show`)."""
+    chain: list[Path] = []
+    dirs = tuple(Path(d) for d in search_dirs)
+    while ref is not None and len(chain) < 16:
+        path = _locate(ref, dirs, tuple(p.resolve() for p in chain))
+        if path.resolve() in {p.resolve() for p in chain}:
+            break
+        chain.append(path)
+        data = read_toml(path, VariantError, "variant file")
+        ref = data.get("extends") if isinstance(data.get("extends"), str) else None
+        dirs = dirs + (path.parent,)
+    found = []
+    for path in reversed(chain):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            _, hash_, comment = line.partition("#")
+            at = comment.lower().find("not in the seed")
+            if hash_ and at >= 0:
+                found.append(f"{path.stem}: {comment[at:].strip()}")
+    return found

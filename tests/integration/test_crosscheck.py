@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from companion.config import load_settings
-from companion.game.events import DiceThrown, WallBroken
+from companion.game.events import DiceThrown, SeatsChosen, WallBroken
 from companion.hardware.camera.base import Frame
 from companion.hardware.camera.sim import scene_for_state
 from companion.hub import Hub
@@ -126,6 +126,7 @@ def test_a_wrong_break_is_told_as_a_german_table_counts(tmp_path, watcher):
     store = EventStore(tmp_path / "german.sqlite3")
     table = Table(store, watcher.hub)
     table.start_game(load_variant("german"), ["Ann", "Bob", "Cat", "Dan"])
+    table.record(SeatsChosen(order=[0, 1, 2, 3]))  # seated as entered: the throws below break the wall
     w = TableWatcher(table, table.hub, None, watcher.settings)
     table.record(DiceThrown(faces=[3, 4]))
     table.record(DiceThrown(faces=[5, 6]))

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.game.events import (AlsoWon, Corrected, DiceAssigned, DiceThrown, GameStarted, HandDrawn, HandWon,
-                                   Recorded, Undone, WallBroken)
+from companion.game.events import (Adjustment, AlsoWon, Corrected, DiceAssigned, DiceThrown, GameEnded, GameStarted,
+                                   HandDrawn, HandWon, Penalty, Recorded, Redeal, SeatsChosen, Undone, WallBroken)
 from companion.game.fold import LiveFold, fold
 from companion.rules.variant import builtin_names, load_variant
 
@@ -45,7 +45,8 @@ def game_log(draw):
     for _ in range(draw(st.integers(0, 60))):
         next_id += draw(st.sampled_from([1, 1, 1, 2]))  # ids of other games may lie between
         earlier = draw(st.sampled_from([r.id for r in records]))
-        kind = draw(st.sampled_from(["dice"] * 6 + ["result"] * 3 + ["break", "assign", "undo", "undo", "correct"]))
+        kind = draw(st.sampled_from(["dice"] * 6 + ["result"] * 3 + ["break", "assign", "undo", "undo", "correct"]
+                                    + ["redeal", "penalty", "adjust", "end", "seats"]))
         if kind == "dice":
             event = dice(draw)
         elif kind == "result":
@@ -54,6 +55,17 @@ def game_log(draw):
             event = WallBroken(seat=draw(st.sampled_from("ESWN")), stack=draw(st.integers(1, 18)))
         elif kind == "assign":
             event = DiceAssigned(roll=earlier)
+        elif kind == "redeal":  # a misdeal, the whole game's ways of moving scores, its end and its seats
+            event = Redeal()
+        elif kind == "penalty":
+            event = Penalty(player=draw(player), points=draw(st.sampled_from([3, 30, 31])))
+        elif kind == "adjust":
+            a, b = draw(player), draw(player)
+            event = Adjustment(deltas={a: -10, b: draw(st.sampled_from([10, 9]))})
+        elif kind == "end":
+            event = GameEnded(how=draw(st.sampled_from(["time", "agreement"])))
+        elif kind == "seats":
+            event = SeatsChosen(order=draw(st.permutations([0, 1, 2, 3])))
         elif kind == "undo":
             event = Undone(target=earlier)
         else:

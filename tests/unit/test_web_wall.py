@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask_babel import Babel
 
-from companion.game.events import DiceThrown, GameStarted, Recorded
+from companion.game.events import DiceThrown, GameStarted, Recorded, SeatsChosen
 from companion.game.fold import fold
 from companion.rules.diagram import cell_marks
 from companion.rules.variant import load_variant
@@ -32,7 +32,9 @@ def state_after(variant: str, *throws):
     v = load_variant(variant)
     at = datetime(2024, 1, 1, tzinfo=timezone.utc)
     records = [Recorded(id=1, game=1, at=at, event=GameStarted(variant=v, players=["Ann", "Bob", "Cat", "Dan"]))]
-    for i, faces in enumerate(throws, 2):
+    if v.seating.first_east != "typed":  # seed 003 throws for the first East: here the seats are as entered
+        records.append(Recorded(id=2, game=1, at=at, event=SeatsChosen(order=[0, 1, 2, 3])))
+    for i, faces in enumerate(throws, len(records) + 1):
         records.append(Recorded(id=i, game=1, at=at, event=DiceThrown(faces=list(faces))))
     return fold(records)
 
