@@ -15,7 +15,7 @@ from typing import Sequence
 from companion.errors import GameRuleError, N_, NothingToUndo
 from companion.game.events import (Corrected, DiceAssigned, Event, GameResumed, GameStarted, Recorded, Undone,
                                    encode)
-from companion.game.fold import GameState, LiveFold, check_meta
+from companion.game.fold import GameState, LiveFold
 from companion.game.players import check_players  # noqa: F401 (where the web and CLI import it)
 from companion.hub import Hub
 from companion.rules.seats import WINDS
@@ -111,7 +111,7 @@ class Table:
                                                "(event %(id)s); send a new key"), key=key, id=earlier.id)
                     return earlier
             if isinstance(event, (Undone, Corrected)):
-                check_meta(self._records, event)
+                self._fold.check_meta(event)  # type: ignore[union-attr]
             assert self._fold is not None
             trial = Recorded(id=self._records[-1].id + 1, game=self._state.game,
                              at=datetime.now(timezone.utc), event=event)

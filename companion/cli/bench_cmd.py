@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "club": "companion.club.bench:club_bench",
     "dice": "companion.hardware.dice.bench:dice",
     "long-game": "companion.web.longbench:long_game",
+    "photo-score": "companion.web.scorebench:photo_score",
     "recognition": "companion.vision.tiles.bench:recognition",
     "scoring": "companion.scoring.bench:scoring_bench",
     "scenes": "companion.vision.bench:scenes",

@@ -283,14 +283,17 @@ def _resolve(records: Sequence[Recorded]) -> tuple[set[int], dict[int, GameEvent
     return cancelled, replaced
 
 
-def check_meta(records: Sequence[Recorded], event: Undone | Corrected) -> None:
+def check_meta(records: Sequence[Recorded], event: Undone | Corrected, *, live: LiveFold | None = None) -> None:
     """An undo or correction must point at an earlier event of this game that can be changed
-    and that still counts (undoing twice would make an undo of the undo revive nothing)."""
-    by_id = {r.id: r for r in records}
-    target = by_id.get(event.target)
+    and that still counts (undoing twice would make an undo of the undo revive nothing). With
+    `live` (the fold of `records`), without reading the whole log."""
+    if live is not None:
+        target, cancelled = live.record(event.target), live._resolution[0]
+    else:
+        target, cancelled = {r.id: r for r in records}.get(event.target), _resolve(records)[0]
     if target is None:
         raise GameRuleError(N_("event %(id)s is not part of this game"), id=event.target)
-    if event.target in _resolve(records)[0]:
+    if event.target in cancelled:
         if isinstance(event, Corrected):
             raise GameRuleError(N_("event %(id)s is already undone; undo that undo first to correct it"),
                                 id=event.target)
@@ -393,13 +396,34 @@ class LiveFold:
             if (len(new.records) - 1) % self.CHECKPOINT_EVERY == 0:
                 new._checkpoints.append((len(new.records), state))
             return new
-        new._resolution = _resolve(new.records)
+        new._resolution = self._resolved_with(record.event) or _resolve(new.records)
         changed = _first_change(self._resolution, new._resolution)
         index = max(1, bisect_left(new._ids, changed)) if changed is not None else len(new.records)
         # checkpoints up to `index` saw every event before it as it still counts
         new._checkpoints = self._checkpoints[:bisect_right(self._checkpoints, index, key=lambda c: c[0])]
         new.state = new._derive()
         return new
+
+    def record(self, event_id: int) -> Recorded | None:
+        """The record with this id, if it is part of this log."""
+        i = bisect_left(self._ids, event_id)
+        return self.records[i] if i < len(self._ids) and self._ids[i] == event_id else None
+
+    def check_meta(self, event: Undone | Corrected) -> None:
+        """`check_meta(records, event)` for this fold's log."""
+        check_meta(self.records, event, live=self)
+
+    def _resolved_with(self, event: Undone | Corrected) -> tuple[set[int], dict[int, GameEvent]] | None:
+        """The resolution with `event` appended, where it changes one event only: an undo or a
+        correction of an ordinary event (what `_resolve` of the whole log would give). None for an
+        undo or correction of an undo or correction: those are resolved from the whole log."""
+        target = self.record(event.target)
+        if target is None or isinstance(target.event, (Undone, Corrected)):
+            return None
+        cancelled, replaced = self._resolution
+        if isinstance(event, Undone):
+            return cancelled | {event.target}, replaced
+        return cancelled, {**replaced, event.target: event.event}  # the latest correction wins
 
     def recorded_as(self, record: Recorded) -> LiveFold:
         """This fold with its last record replaced by `record` as stored (the same event and id,

@@ -164,3 +164,30 @@ def test_kept_photos_are_bounded_and_labelled_with_the_corrections(tmp_path):
     assert record["labelled"] and record["corrected"] == [{"position": 2, "read": "2m", "tile": "3m"}]
     assert record["event"] == 7 and record["hand"] == {"concealed": ["1m", "3m"]}
     assert not kept.label("../../etc/passwd", {}, None) and not kept.label("20260101-000000-00000000", {}, None)
+
+
+def test_the_photo_score_benchmark_reports_what_the_api_answers():
+    """`companion bench photo-score`: the photos fully right are those whose answer matches every
+    label (checked here against the recogniser itself), and the latencies are measured figures."""
+    import cv2
+    from click.testing import CliRunner
+
+    from companion.cli import main
+    from companion.vision.tiles.codes import TILE_CODES
+    from companion.vision.tiles.dataset import load_split
+    from companion.vision.tiles.metrics import Score
+
+    folder = PHOTO.parents[1]
+    r = CliRunner().invoke(main, ["bench", "photo-score", "--data", str(folder), "--json"])
+    assert r.exit_code == 0, r.output
+    figures = json.loads(r.output)
+    truth = load_split(folder, size=None)
+    expected = Score()
+    for item in truth:
+        tiles = scene.tile_recognizer().recognize(cv2.imread(str(item.path)))
+        expected.add([t.box for t in tiles], [t.tile for t in tiles], [t.score for t in tiles],
+                      item.boxes, [TILE_CODES[c] for c in item.classes])
+    assert figures["photos"] == len(truth) and figures["every_tile_right"] == expected.perfect
+    assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["max_ms"]
+    r = CliRunner().invoke(main, ["bench", "photo-score", "--data", str(folder / "images")])
+    assert r.exit_code != 0 and "no images/ folder" in r.output
