@@ -102,8 +102,14 @@ class HubStore:
         self._db.close()
 
 
-def _record(seq: int, game: int, at: str, payload: str) -> Recorded:
-    return Recorded(id=seq, game=game, at=datetime.fromisoformat(at), event=decode(payload))
+def _readable(table: str, seq: int, game: int, at: datetime, payload: str, view: TableView) -> Recorded | None:
+    """The event as a record to fold, or None (said on the table's card) when this hub cannot read it."""
+    try:
+        return Recorded(id=seq, game=game, at=at, event=decode(payload))
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
+        log.warning("club hub: event %s of table %s is stored but cannot be read by this hub (%s)", seq, table, e)
+        view.unreadable += 1
+        return None
 
 
 @dataclass
@@ -136,6 +142,7 @@ class TableView:
     games: dict[int, GameSummary] = field(default_factory=dict)
     duplicates: int = 0
     gaps: int = 0
+    unreadable: int = 0  # events stored that this hub cannot read (a table of a newer version)
     asked_resend: tuple[int, float] = (-1, 0.0)  # (from which seq, when) the last request to send again
     _summary: tuple | None = field(default=None, repr=False)
 
@@ -175,6 +182,9 @@ class TableView:
             out.append({"code": "quiet", "message": f"nothing heard for {int((time.time() - self.last_heard) // 60)} min"})
         if self.error:
             out.append({"code": "log", "message": self.error})
+        if self.unreadable:
+            out.append({"code": "unreadable", "message": f"{self.unreadable} event(s) this hub cannot read: "
+                        "update the hub (they are stored)"})
         s = self.state
         if s is not None:
             if s.pending:
@@ -246,8 +256,10 @@ class ClubHub(Worker):
     def _load(self) -> None:
         for table, last in self.store.last_seqs().items():
             view = self.tables[table] = TableView(table, last_seq=last)
-            for row in self.store.rows(table):
-                view.add(_record(*row))
+            for seq, game, at, payload in self.store.rows(table):
+                record = _readable(table, seq, game, datetime.fromisoformat(at), payload, view)
+                if record is not None:
+                    view.add(record)
             latest = view.game
             for game in view.by_game:  # each game's summary for the standings, the latest last
                 if game != latest:
@@ -351,9 +363,10 @@ class ClubHub(Worker):
                 continue
             try:
                 m = p.decode_event(payload)
-                record = _record(m.seq, m.game, m.at, bytes(m.event).decode())
+                at = datetime.fromisoformat(m.at)
+                raw = bytes(m.event).decode()
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError, UnicodeDecodeError) as e:
-                log.warning("club hub: table %s sent an event that cannot be read (%s); skipped", table, e)
+                log.warning("club hub: table %s sent a message that cannot be read (%s); skipped", table, e)
                 continue
             view = self._view(table)
             view.last_heard = heard
@@ -370,10 +383,12 @@ class ClubHub(Worker):
                 view.gaps += 1
                 resend.add(table)
                 continue
-            rows.append((table, m.seq, m.prev, m.game, m.at, bytes(m.event).decode(), received))
+            rows.append((table, m.seq, m.prev, m.game, m.at, raw, received))
             last[table] = m.seq
-            pending.setdefault(table, []).append(record)
-            timing.append((record.at.timestamp(), m.sent, heard))
+            # stored even when this hub cannot read the event itself (a table of a newer version):
+            # the log stays whole and the table is not held up; the game is folded once the hub is updated
+            pending.setdefault(table, []).append(_readable(table, m.seq, m.game, at, raw, view))
+            timing.append((at.timestamp(), m.sent, heard))
             ack.add(table)
         if rows:
             self.store.insert(rows)  # committed before any acknowledgement goes out
@@ -383,7 +398,8 @@ class ClubHub(Worker):
                 view = self.tables[table]
                 view.last_seq = last[table]
                 for r in records:
-                    view.add(r)
+                    if r is not None:
+                        view.add(r)
                 view.refold()
             touched.update(pending)
         for table in sorted(ack | resend):

@@ -19,7 +19,7 @@ from typing import Iterator
 
 from flask import Flask, Response, abort, jsonify, render_template, request
 
-from companion.club.hub import ClubHub, _record
+from companion.club.hub import ClubHub
 
 #: seconds between keep-alive comments on an idle stream (a dead projector link is noticed)
 KEEPALIVE = 15.0
@@ -78,7 +78,9 @@ def create_hub_app(hub: ClubHub, referee=None) -> Flask:
         if hub.table_state(table) is None:
             abort(404, f"no table {table!r} has sent anything to this hub")
         rows = hub.read_rows(table, int(raw))
-        return jsonify([_record(*r).to_json() for r in rows])
+        # as the table's /api/events gives them: the record's id, game and time, then the stored event
+        # (read as JSON, not as an event: one this hub's version cannot read is still shown)
+        return jsonify([{"id": seq, "game": game, "at": at, **json.loads(payload)} for seq, game, at, payload in rows])
 
     @app.get("/api/players")
     def players():

@@ -334,3 +334,28 @@ def test_a_new_log_under_a_table_id_the_hub_knows_is_said_not_mixed_in(tmp_path,
         assert hub.read_rows("1") == kept
     finally:
         new.close()
+
+
+def test_an_event_this_hub_cannot_read_is_stored_and_does_not_hold_the_table_up(broker, hubs, tables):
+    """A table of a newer version sends an event type this hub does not know: it is stored and
+    acknowledged (the table goes on), said on the table's card, and shown by the events API."""
+    hub = hubs()
+    donor = tables("1")
+    settle(hub, donor)
+    start = donor.log()[0]
+    sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="newer-table")
+    sender.connect("127.0.0.1", broker.port)
+    sender.loop_start()
+    try:
+        for seq, prev, payload in ((1, 0, start[3]), (2, 1, '{"type":"from_a_newer_version","x":1}')):
+            sender.publish(p.events_topic("9"), p.encode(p.EventMessage(
+                table="9", seq=seq, prev=prev, game=1, at=start[2], event=p.msgspec.Raw(payload.encode()))),
+                qos=1).wait_for_publish(5)
+        until(hub, lambda: "9" in hub.tables and hub.tables["9"].last_seq == 2)
+    finally:
+        sender.loop_stop()
+        sender.disconnect()
+    assert [r[0] for r in hub.read_rows("9")] == [1, 2]
+    assert any(w["code"] == "unreadable" for w in hub.tables["9"].warnings())
+    events = create_hub_app(hub).test_client().get("/api/tables/9/events").get_json()
+    assert [e["type"] for e in events] == ["game_started", "from_a_newer_version"]
