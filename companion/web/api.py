@@ -385,6 +385,7 @@ def change_host_code() -> str:
 
 
 @api.post("/api/host-code")
+@game_write(versioned=False)  # a double tap makes one new code
 def post_host_code():
     """A new host code (host only, with `{"confirm": true}`): shown once, in this answer."""
     require_host()

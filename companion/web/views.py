@@ -234,6 +234,7 @@ def new_game_form():
 
 
 @views.post("/settings/host-code")
+@game_write(versioned=False)  # a double tap makes one new code
 def new_host_code_form():
     """A new host code, after the host ticked the box that says what it does."""
     require_host()

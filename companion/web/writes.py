@@ -32,7 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
-from flask import current_app, jsonify, make_response, render_template, request
+from flask import current_app, jsonify, make_response, render_template, request, session
 from flask_babel import gettext as _
 
 from companion.game.events import (Corrected, DiceAssigned, DiceThrown, GameResumed, GameStarted, HandDrawn, HandWon,
@@ -60,6 +60,9 @@ class _Reply:
     body: bytes
     mimetype: str
     headers: tuple[tuple[str, str], ...]
+    #: the sessions it is given again to (none named: any); an answer that holds a new code only
+    #: to its phone, under the session before or after the write (a new host code signs in anew)
+    sessions: frozenset[str] = frozenset()
 
 
 class WriteBook:
@@ -139,11 +142,13 @@ def game_write(view: Callable | None = None, *, versioned: bool = True):
             table = services().table
             key = idempotency_key()
             expected = if_match() if versioned else None
+            fingerprint = _fingerprint() if key is not None else ""  # before the route (it may sign in anew)
+            sid = session.get("sid", "")
             with table.lock:
                 if key is not None:
                     earlier = book().reply(key)
                     if earlier is not None:
-                        if earlier.fingerprint != _fingerprint():
+                        if earlier.fingerprint != fingerprint or (earlier.sessions and sid not in earlier.sessions):
                             raise WebError(409, "key_reused", _("This Idempotency-Key was used for another "
                                                                 "request; send a new key."))
                         resp = make_response(earlier.body, earlier.status)
@@ -163,7 +168,8 @@ def game_write(view: Callable | None = None, *, versioned: bool = True):
                 resp.headers["ETag"] = etag(after)
                 if key is not None and 200 <= resp.status_code < 400:
                     kept = tuple((k, v) for k, v in resp.headers.items() if k in ("ETag", "Location"))
-                    book().keep(key, _Reply(_fingerprint(), resp.status_code, resp.get_data(), resp.mimetype, kept))
+                    own = frozenset() if versioned else frozenset({sid, session.get("sid", "")})
+                    book().keep(key, _Reply(fingerprint, resp.status_code, resp.get_data(), resp.mimetype, kept, own))
                 return resp
         wrapper.game_write = {"versioned": versioned}  # type: ignore[attr-defined]
         return wrapper

@@ -16,7 +16,7 @@ import pytest
 from companion.game.events import DiceThrown, HandDrawn
 from companion.web.writes import game_write
 
-from test_web_api import HOST_CODE, Phone, make_app
+from test_web_api import Phone, make_app
 
 #: POST routes that do not change the game, and why (every other POST route must use @game_write)
 EXEMPT = {
@@ -91,7 +91,7 @@ UNVERSIONED = {"api.post_table_code", "views.new_code_form", "api.post_host_code
 
 @pytest.fixture
 def table_app(tmp_path):
-    app, services = make_app(tmp_path, table_code="")  # a code the host may change (POST /api/table-code)
+    app, services = make_app(tmp_path, table_code="", host_code="")  # codes the host may change
     yield app, services
     services.stop()
 
@@ -99,7 +99,8 @@ def table_app(tmp_path):
 def host_phone(app, **kw) -> Phone:
     phone = Phone(app, **kw)
     # another host phone may hold seat 0 already (one phone per seat): this one takes it over
-    assert phone.post("/api/join", {"code": HOST_CODE, "role": "host", "player": 0, "take_over": True}).status_code == 200
+    host_code = app.extensions["companion_web"].access.host_code  # configured, or made by the companion
+    assert phone.post("/api/join", {"code": host_code, "role": "host", "player": 0, "take_over": True}).status_code == 200
     return phone
 
 
