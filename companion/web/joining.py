@@ -145,5 +145,6 @@ def _claim(player: int, old: str, name: str | None, holder: dict | None) -> None
     now = table.require_state().players[player]
     claim = claim_seat(player, now)
     if holder is not None:  # that phone's page sees another claim on its seat: it has lost it
+        seat_book().took_over(player, holder["claim"])
         table.hub.publish("seat", {"player": player, "name": now, "claim": claim})
 

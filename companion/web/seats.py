@@ -63,6 +63,22 @@ class SeatBook:
             self._seats[player] = {"claim": claim, "name": name, "at": datetime.now(timezone.utc).isoformat()}
             self._write()
 
+    def took_over(self, player: int, old_claim: str) -> None:
+        """The seat's claim replaced `old_claim` (a take-over): that phone is told why it lost the
+        seat even when the take-over also renamed the player (its name then no longer matches)."""
+        with self._lock:
+            entry = self._seats.get(player)
+            if entry:
+                entry["took_from"] = old_claim
+                self._write()
+
+    def lost(self, player: int, name: str, pname: str | None, claim: str | None) -> bool:
+        """Whether a session that held `player`'s seat under `pname` with `claim` lost it to another phone."""
+        entry = self.holder(player, name)
+        if entry is None or entry["claim"] == claim:
+            return False
+        return pname == name or (claim is not None and entry.get("took_from") == claim)
+
     def renamed(self, player: int, old: str, new: str) -> None:
         """The seat's player changed their name: its holder keeps it under the new one."""
         with self._lock:

@@ -70,9 +70,8 @@ def _lost_seat(viewer: Viewer, state) -> str | None:
     p = session.get("player")
     if viewer.player is not None or state is None or not isinstance(p, int) or not 0 <= p < len(state.players):
         return None
-    name = state.players[p]
-    holder = seat_book().holder(p, name) if session.get("pname") == name else None
-    return name if holder is not None and holder["claim"] != session.get("claim") else None
+    lost = seat_book().lost(p, state.players[p], session.get("pname"), session.get("claim"))
+    return session.get("pname") or state.players[p] if lost else None
 
 
 def _viewer_wind(viewer: Viewer) -> str:

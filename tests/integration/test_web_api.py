@@ -210,6 +210,10 @@ def test_a_taken_seat_is_taken_over_only_when_confirmed_and_its_phone_is_told(ap
     r = ann.post("/api/seat", {"player": 0, "take_over": True})  # and takes it back
     assert r.json["player"] == 0 and other.get("/api/session").json["player"] is None
     assert ann.post("/api/seat", {"player": 0}).status_code == 200  # its own seat: nothing to confirm
+    # a take-over that renames the player: the phone that lost the seat is still told why
+    r = other.post("/api/seat", {"player": 0, "name": "Zed", "take_over": True})
+    assert r.json["player"] == 0 and r.json["name"] == "Zed" and told[-1]["name"] == "Zed"
+    assert "Another phone has taken over Ann" in ann.get("/seat").get_data(as_text=True)
 
 
 def signed_out(phone) -> bool:
