@@ -13,6 +13,7 @@ from companion.cli import LazyGroup
 BENCHMARKS: dict[str, str] = {
     "camera": "companion.hardware.camera.bench:camera_bench",
     "club": "companion.club.bench:club_bench",
+    "connections": "companion.web.connbench:connections",
     "dice": "companion.hardware.dice.bench:dice",
     "long-game": "companion.web.longbench:long_game",
     "photo-score": "companion.web.scorebench:photo_score",

@@ -71,6 +71,9 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
             except (KeyError, TypeError, ValueError, AttributeError):
                 report = None
             if report is None and url:  # asked for that one: this machine's report would mislead
+                if isinstance(data, dict) and set(data) == {"ok"} and isinstance(data["ok"], bool):  # a stranger's /healthz
+                    raise fail(f"{url} says {'ok' if data['ok'] else 'NOT ok'}; it gives its full report only to "
+                               "the Pi itself and the host: run `companion doctor` on the Pi")
                 raise fail(f"{url} answers, but not with a companion's health report")
         elif url:
             raise fail(f"no companion answers at {url}")

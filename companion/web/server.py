@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import logging
 import resource
+import socket
 import threading
 import time
 
@@ -35,6 +36,9 @@ CLEANUP_INTERVAL_S = 5
 OUTBUF_HIGH_WATERMARK = 1024 * 1024
 #: the largest request body taken at all (the teach page's photos, 16 MiB, and their form)
 MAX_REQUEST_BODY = 17 * 1024 * 1024
+#: the kernel's send buffer per connection (Linux doubles it); left to itself it grows to 4 MiB for
+#: each reader that stops reading. Plenty for a phone on Wi-Fi (a camera frame is ~100 KiB)
+SEND_BUFFER = 256 * 1024
 
 
 class _Channel(HTTPChannel):
@@ -89,7 +93,10 @@ class WebServer:
 
     def __init__(self, app, host: str, port: int, threads: int = 8, *, max_connections: int = 2000,
                  idle_timeout: int = IDLE_TIMEOUT_S, request_timeout: float = REQUEST_TIMEOUT_S,
-                 send_timeout: float = SEND_TIMEOUT_S, cleanup_interval: int = CLEANUP_INTERVAL_S) -> None:
+                 send_timeout: float = SEND_TIMEOUT_S, cleanup_interval: int = CLEANUP_INTERVAL_S,
+                 proxy_headers: bool = False) -> None:
+        """`proxy_headers`: pass X-Forwarded-* on to the app, whose ProxyFix believes the trusted hops
+        (`server.trusted_proxies`); otherwise waitress drops them, as anyone could send them."""
         self.app = app
         files = raise_file_limit(max_connections + 128)
         if files < max_connections + 128:
@@ -102,10 +109,13 @@ class WebServer:
                                      channel_timeout=idle_timeout, cleanup_interval=cleanup_interval,
                                      outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
                                      max_request_body_size=MAX_REQUEST_BODY,
+                                     clear_untrusted_proxy_headers=not proxy_headers,
                                      channel_request_lookahead=5)  # lets a stream learn that its phone left
         servers = [self._server] if isinstance(self._server, BaseWSGIServer) else [
             s for s in self._server.map.values() if isinstance(s, BaseWSGIServer)]  # one per address
         for server in servers:
+            # connections accepted from now on inherit the listening socket's buffer size
+            server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             server.channel_class = _Channel
             server.maintenance = _maintenance(server, request_timeout, send_timeout)
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
@@ -146,6 +156,6 @@ def add_dashboard(services, host: str | None = None, port: int | None = None) ->
 
     s = services.settings.server
     web = WebServer(create_app(services), s.host if host is None else host, s.port if port is None else port,
-                    threads=s.threads, max_connections=s.max_connections)
+                    threads=s.threads, max_connections=s.max_connections, proxy_headers=s.trusted_proxies > 0)
     services.add(web)
     return web

@@ -359,3 +359,25 @@ def test_the_camera_samples_kept_are_reported(tmp_path):
     r = doctor(tmp_path, "--json")
     [check] = [c for c in json.loads(r.output)["checks"] if c["name"] == "samples"]
     assert check["details"]["count"] == 1 and check["details"]["bytes"] > 0
+
+
+def test_doctor_asked_from_afar_says_the_full_report_is_for_the_pi(tmp_path):
+    """/healthz gives anyone but the Pi itself and the host only ok/not ok (issue 42)."""
+    from companion.services import build_services
+    from companion.web.server import add_dashboard
+
+    settings = load_settings(env={}, overrides={"data_dir": str(tmp_path / "data"), "camera": {"source": "off"},
+                                                "server": {"trusted_proxies": 1}})
+    services = build_services(settings)
+    web = add_dashboard(services, "127.0.0.1", 0)
+    services.start()
+    try:
+        # through a proxy that says the request came from another machine
+        import urllib.request
+        req = urllib.request.Request(f"http://127.0.0.1:{web.port}/healthz", headers={"X-Forwarded-For": "192.0.2.9"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            assert json.load(r) == {"ok": True}
+        r = CliRunner().invoke(main, ["doctor", "--url", f"http://127.0.0.1:{web.port}/healthz", "--json"])
+        assert json.loads(r.output)["source"] == "service"  # the Pi itself: the whole report
+    finally:
+        services.stop()

@@ -765,7 +765,20 @@
     lastHeard = Date.now();
     if (e && e.lastEventId) lastId = Number(e.lastEventId);
   }
+  // a spectator who joined without the code gets no live stream unless the table allows some
+  // (server.spectator_streams): the page fetches the state every 10 s instead
+  let polling = null;
+  function pollState() {
+    fetch("/api/state", { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
+      .then((s) => { if (s) { state = s; render(); } })
+      .catch(() => setConnection(false));
+  }
   function connect() {
+    if (body.dataset.live === "false") {
+      if (!polling) { polling = setInterval(pollState, 10000); pollState(); }
+      return;
+    }
     lastConnect = Date.now();
     if (source) source.close();
     const url = "/api/stream" + (lastId !== null ? `?last_id=${lastId}` : "");
