@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from companion.game.events import (Adjustment, AlsoWon, Corrected, DiceAssigned, DiceThrown, GameEnded, GameStarted,
                                    HandDrawn, HandWon, Penalty, Recorded, Redeal, SeatsChosen, Undone, WallBroken)
-from companion.game.fold import LiveFold, fold
+from companion.game.fold import LiveFold, _resolve, fold
 from companion.rules.variant import builtin_names, load_variant
 
 VARIANTS = {name: load_variant(name) for name in builtin_names()}
@@ -97,6 +97,7 @@ def test_the_live_fold_equals_the_full_fold_after_every_event(small_checkpoints,
         before_json = before.state.to_json()
         live = live.then(records[i])
         same(live.state, fold(records[: i + 1]))
+        assert live._resolution == _resolve(records[: i + 1])  # kept up to date, not read again
         assert before.state.to_json() == before_json  # persistent: the fold before is as it was
         same(before.state, fold(records[:i]))
     # the seats of an old hand, as the game now stands (a correction names players by them)
