@@ -10,7 +10,7 @@ the event.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -75,6 +75,21 @@ class AlsoWon(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_def
     fu: int | None = None
 
 
+class ScoredHand(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """A hand scored on a phone before the result was recorded (docs/scoring.md): the hand as the
+    players marked and corrected it, and the kept photo it was read from (labelled data in the
+    data folder, `companion.scoring.kept`). Only kept with the result: it never changes a score."""
+
+    #: whose hand: the winner, or (classical) a loser scoring their own
+    player: int
+    #: the hand in JSON form (companion.scoring.hand)
+    hand: dict[str, Any]
+    #: the kept photo's name, if the hand was read from one
+    photo: str | None = None
+    #: every tile of the photo as corrected, in the order read
+    tiles: list[str] | None = None
+
+
 class HandWon(Event, tag="hand_won"):
     winner: int
     #: the player who discarded the winning tile; None when self-drawn
@@ -88,6 +103,8 @@ class HandWon(Event, tag="hand_won"):
     riichi: list[int] = msgspec.field(default_factory=list)
     #: the others who won on the same discard, where the variant lets several win (seed 002)
     also: list[AlsoWon] = msgspec.field(default_factory=list)
+    #: hands scored on the phones for this result (absent in older logs)
+    scored: list[ScoredHand] = msgspec.field(default_factory=list)
 
 
 class HandDrawn(Event, tag="hand_drawn"):

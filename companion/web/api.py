@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, jsonify, request, send_from_directory,
 from flask_babel import gettext as _
 
 from companion.errors import CompanionError, GameRuleError, NothingToUndo
-from companion.game.events import AlsoWon, Corrected, DiceThrown, HandDrawn, HandWon, Recorded, Undone
+from companion.game.events import AlsoWon, Corrected, DiceThrown, HandDrawn, HandWon, Recorded, ScoredHand, Undone
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
@@ -27,6 +27,7 @@ from companion.web.guard import (csrf_token, current_viewer, require_host, requi
                                  shows_code, sign_out, web)
 from companion.web.i18n import error_message
 from companion.web.joining import join, resolve_player, take_seat
+from companion.web.scoring import label_photos
 from companion.web.writes import etag, game_write
 
 api = Blueprint("api", __name__)
@@ -147,6 +148,8 @@ def hand_event(body: HandBody, *, before: int | None = None) -> HandWon | HandDr
         hand_scores=hand_scores(body.hand_scores, before=before),
         riichi=players(body.riichi, "riichi"),
         also=[AlsoWon(winner=one(a.winner, "also"), value=a.value, fu=a.fu) for a in body.also],
+        scored=[ScoredHand(player=one(h.player, "scored"), hand=h.hand, photo=h.photo, tiles=h.tiles)
+                for h in body.scored],
     )
 
 
@@ -167,7 +170,9 @@ def post_hand():
     """Record a hand's result: who won and from whom (or self-drawn), or a draw."""
     require_write()
     event = hand_event(read_json(HandBody))
-    return written(services().table.record(event, key=idempotency_key()))
+    record = services().table.record(event, key=idempotency_key())
+    label_photos(record)  # the players' corrections make the kept photos labelled data
+    return written(record)
 
 
 @api.post("/api/dice")

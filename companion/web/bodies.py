@@ -10,7 +10,7 @@ fraction"), and the checks msgspec cannot express live in each body's `check()`.
 from __future__ import annotations
 
 import re
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from flask import request
@@ -36,7 +36,7 @@ FIELD_LABELS = {
     "faces": lazy_gettext("dice"), "cocked": lazy_gettext("cocked dice"), "player": lazy_gettext("player"),
     "seat": lazy_gettext("seat"), "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
     "target": lazy_gettext("event to undo"), "variant": lazy_gettext("variant"), "players": lazy_gettext("players"),
-    "also": lazy_gettext("also won on this discard"),
+    "also": lazy_gettext("also won on this discard"), "scored": lazy_gettext("scored hand"),
 }
 #: msgspec's JSON type names in a player's words
 _KINDS = {"int": lazy_gettext("a whole number"), "float": lazy_gettext("a number"), "str": lazy_gettext("text"),
@@ -111,6 +111,29 @@ class AlsoBody(Body):
     fu: int | None = None
 
 
+class ScoredBody(Body):
+    """A hand scored on a phone (`POST /api/score`) kept with the result: whose, the hand as
+    marked and corrected, and the kept photo's name with its tiles as corrected."""
+
+    player: PlayerRef
+    hand: dict[str, Any]
+    photo: str | None = None
+    tiles: list[str] | None = None
+
+    def check(self) -> None:
+        from companion.scoring.hand import BadHand, parse_hand
+        from companion.scoring.kept import NAME
+
+        try:
+            parse_hand(self.hand)
+        except BadHand as e:
+            raise BodyError(_("%(field)s: %(text)s", field=field_label("scored"), text=str(e))) from None
+        if self.photo is not None and not NAME.fullmatch(self.photo):
+            raise BodyError(_("%(field)s: no such photo", field=field_label("scored")))
+        if self.tiles is not None and (len(self.tiles) > 64 or any(len(t) > 4 for t in self.tiles)):
+            raise BodyError(_("%(field)s: the photo's tiles are tile codes", field=field_label("scored")))
+
+
 class HandBody(Body):
     """A hand's result: "win" (winner, optional discarder = "from", value …) or "draw"."""
 
@@ -124,8 +147,14 @@ class HandBody(Body):
     riichi: list[PlayerRef] = msgspec.field(default_factory=list)
     ready: list[PlayerRef] = msgspec.field(default_factory=list)
     also: list[AlsoBody] = msgspec.field(default_factory=list)
+    #: hands scored on the phones (the winner's; classical: losers' too), kept with the result
+    scored: list[ScoredBody] = msgspec.field(default_factory=list)
 
     def check(self) -> None:
+        for s in self.scored:
+            s.check()
+        if self.result == "draw" and self.scored:
+            raise BodyError(_("%(field)s: a draw has no winning hand", field=field_label("scored")))
         if self.result == "win" and self.winner is None:
             raise BodyError(_("%(field)s: a win needs a winner", field=field_label("winner")))
         if self.result == "draw" and (self.winner is not None or self.from_ is not None or self.also):

@@ -54,6 +54,16 @@ def _kept():
     return ScoredPhotos(services().settings.data_path / FOLDER)
 
 
+def label_photos(record) -> None:
+    """Label the kept photos of the hands scored for a recorded win with the hand as recorded and
+    the tiles as corrected (a photo that is gone, or a full card, loses the label, not the game)."""
+    event = getattr(record, "event", None)
+    for scored in getattr(event, "scored", None) or []:
+        if scored.photo is not None:
+            _kept().label(scored.photo, scored.hand, scored.tiles, game=record.game, event=record.id,
+                          player=scored.player)
+
+
 def record_value(score, system: str) -> dict[str, int | None] | None:
     """What the recorder takes for a scored hand (`POST /api/hands` "value", "fu"): MCR fans,
     riichi han and fu, Hong Kong faan (the settlement counts faan, `total` is points),

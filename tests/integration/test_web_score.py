@@ -191,3 +191,38 @@ def test_the_photo_score_benchmark_reports_what_the_api_answers():
     assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["max_ms"]
     r = CliRunner().invoke(main, ["bench", "photo-score", "--data", str(folder / "images")])
     assert r.exit_code != 0 and "no images/ folder" in r.output
+
+
+def test_a_scored_hand_is_kept_with_the_win_and_labels_its_photo(table):
+    """Record with `scored`: the event keeps the hand and the photo's name; the kept photo gets the
+    hand and the corrections; a hand that cannot exist is refused before anything is recorded."""
+    app, services, tmp_path = table
+    phone = playing(table, "mcr")
+    read = phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "hand.jpg")},
+                      content_type="multipart/form-data").json
+    tiles = [t["tile"] for t in read["tiles"]]
+    corrected = ["5p" if i == 0 else t for i, t in enumerate(tiles)]
+    scored = {"player": 0, "hand": MCR_HAND, "photo": read["photo"], "tiles": corrected}
+    before = len(services.table.records())
+    bad = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 88,
+                                    "scored": [{**scored, "hand": {"concealed": ["5p"] * 5}}]})
+    assert bad.status_code == 400 and "scored hand" in bad.json["error"]["message"]
+    r = phone.post("/api/hands", {"result": "win", "winner": 0, "value": 88, "scored": [scored]})
+    assert r.status_code == 201, r.json
+    assert len(services.table.records()) == before + 1
+    event = services.table.records()[-1].event
+    assert event.value == 88 and event.scored[0].hand == MCR_HAND and event.scored[0].photo == read["photo"]
+    label = ScoredPhotos(tmp_path / FOLDER).get(read["photo"])
+    assert label["labelled"] and label["hand"] == MCR_HAND and label["event"] == r.json["record"]["id"]
+    assert label["corrected"] == ([] if tiles[0] == "5p" else [{"position": 1, "read": tiles[0], "tile": "5p"}])
+
+
+def test_a_win_logged_before_scored_hands_existed_still_folds():
+    import msgspec
+
+    from companion.game.events import GameEvent, HandWon
+
+    old = b'{"type": "hand_won", "winner": 2, "discarder": 1, "value": 24}'
+    event = msgspec.json.decode(old, type=GameEvent)
+    assert isinstance(event, HandWon) and event.scored == [] and event.value == 24
+    assert b"scored" not in msgspec.json.encode(event)
