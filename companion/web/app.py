@@ -14,7 +14,7 @@ from companion.services import Services
 
 
 def create_app(services: Services) -> Flask:
-    from companion.web import errors, guard, i18n
+    from companion.web import errors, guard, i18n, writes
     from companion.web.access import AttemptLimiter, CsrfTokens, Sessions, TableAccess
     from companion.web.api import api
     from companion.web.camera import camera_view
@@ -61,6 +61,7 @@ def create_app(services: Services) -> Flask:
     app.before_request(allow_photo_upload)  # before the CSRF check reads the form
     app.before_request(allow_score_photo)  # likewise: a hand's photo to score
     guard.install(app)
+    writes.install(app)  # write_fields() for the pages' forms (If-Match, Idempotency-Key)
     errors.install(app)
     app.register_blueprint(views)
     app.register_blueprint(api)

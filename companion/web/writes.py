@@ -27,12 +27,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
-from flask import current_app, jsonify, make_response, render_template, request, session
+from flask import Flask, current_app, jsonify, make_response, render_template, request, session
+from markupsafe import Markup
 from flask_babel import gettext as _
 
 from companion.game.events import (Corrected, DiceAssigned, DiceThrown, GameResumed, GameStarted, HandDrawn, HandWon,
@@ -174,6 +176,20 @@ def game_write(view: Callable | None = None, *, versioned: bool = True):
         wrapper.game_write = {"versioned": versioned}  # type: ignore[attr-defined]
         return wrapper
     return decorate(view) if view is not None else decorate
+
+
+def write_fields(versioned: bool = True) -> Markup:
+    """Hidden fields for a page's form that writes: a key of its own (one per form shown, so that
+    a double submit, or the browser sending it again, is one write) and, unless `versioned` is
+    False, the version the page was drawn on (If-Match)."""
+    fields = f'<input type="hidden" name="{KEY_FIELD}" value="{secrets.token_hex(16)}">'
+    if versioned:
+        fields += f'<input type="hidden" name="{IF_MATCH_FIELD}" value="{services().table.version}">'
+    return Markup(fields)
+
+
+def install(app: Flask) -> None:
+    app.jinja_env.globals["write_fields"] = write_fields
 
 
 # --- the refusal -----------------------------------------------------------------------------------

@@ -344,3 +344,42 @@ def test_one_key_sent_by_many_threads_at_once_is_one_record(table_app):
     assert Counter(status for status, _ in answers) == {201: THREADS}
     assert len({j["record"]["id"] for _, j in answers}) == 1
     assert log_size(services) == before + 1
+
+
+# --- the pages' forms -------------------------------------------------------------------------------
+
+def form_fields(page: str, action: str) -> dict:
+    """The hidden fields of the form posting to `action` on a rendered page."""
+    import re
+    form = re.search(r'<form method="post" action="' + re.escape(action) + r'".*?</form>', page, re.S).group(0)
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+
+
+def test_the_new_game_form_carries_a_key_and_the_version_so_a_double_submit_starts_one_game(table_app):
+    app, services = table_app
+    host = host_phone(app)
+    fields = form_fields(host.get("/settings").get_data(as_text=True), "/settings/game")
+    assert set(fields) >= {"csrf_token", "idempotency_key", "if_match"}
+    assert fields["if_match"] == str(services.table.version)
+    body = {"idempotency_key": fields["idempotency_key"], "if_match": fields["if_match"], "variant": "classical",
+            "confirm": "yes", **{f"player{i}": p for i, p in enumerate(PLAYERS)}}
+    games = len(services.table.store.games())
+    first = host.post("/settings/game", None, data=body)
+    again = host.post("/settings/game", None, data=body)  # a double submit: the same form sent twice
+    assert first.status_code == again.status_code == 303
+    assert len(services.table.store.games()) == games + 1
+    # a form drawn before the game changed (another host started one) is refused and says so
+    stale = form_fields(host.get("/settings").get_data(as_text=True), "/settings/game")
+    bump(services.table)
+    r = host.post("/settings/game", None, data={**body, **{k: stale[k] for k in ("idempotency_key", "if_match")}})
+    assert r.status_code == 412 and "Recorded meanwhile" in r.get_data(as_text=True)
+    assert len(services.table.store.games()) == games + 1
+
+
+def test_each_form_shown_has_a_key_of_its_own_and_code_forms_name_no_version(table_app):
+    app, _ = table_app
+    host = host_phone(app)
+    page = host.get("/settings").get_data(as_text=True)
+    keys = {form_fields(page, a)["idempotency_key"] for a in ("/settings/game", "/settings/code", "/settings/host-code")}
+    assert len(keys) == 3
+    assert "if_match" not in form_fields(page, "/settings/code")
