@@ -158,7 +158,7 @@
     }
     const items = pending();
     box.hidden = !items.length && !outcomes.length;
-    box.replaceChildren(
+    fill(box,  // (a null left out, not written as "null")
       items.length ? el("p", { class: "warning", text: S.outbox_pending }) : null,
       items.length ? el("ul", {}, ...items.map((it) => el("li", { "data-outbox": "pending", "data-key": it.key, text: writeName(it) }))) : null,
       ...outcomes.map((o) => el("p", { class: o.ok ? "outbox-done" : "error", "data-outbox": o.ok ? "recorded" : "refused", text: o.text })));
