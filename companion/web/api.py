@@ -16,12 +16,13 @@ from flask import Blueprint, current_app, jsonify, request, send_from_directory,
 from flask_babel import gettext as _
 
 from companion.errors import CompanionError, GameRuleError, NothingToUndo
-from companion.game.events import AlsoWon, Corrected, DiceThrown, HandDrawn, HandWon, Recorded, ScoredHand, Undone
+from companion.game.events import (SCORE_LIMIT, Adjustment, AlsoWon, Corrected, DiceThrown, GameEnded, HandDrawn,
+                                   HandWon, Penalty, Recorded, Redeal, ScoredHand, SeatsChosen, Undone)
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
-from companion.web.bodies import (DiceBody, HandBody, JoinBody, NewGameBody, SeatBody, UndoBody, field_label,
-                                  idempotency_key, read_json)
+from companion.web.bodies import (AdjustmentBody, DiceBody, EndBody, HandBody, JoinBody, NewGameBody, PenaltyBody,
+                                  RedealBody, SeatBody, SeatsBody, UndoBody, field_label, idempotency_key, read_json)
 from companion.web.errors import WebError
 from companion.web.guard import (csrf_token, current_viewer, require_host, require_read, require_write, services,
                                  shows_code, sign_out, web)
@@ -261,6 +262,79 @@ def post_correct(event_id: int):
     else:
         raise WebError(409, "refused", _("Only results and dice can be corrected; undo anything else."))
     return written(table.record(Corrected(target=event_id, event=event), key=idempotency_key()))
+
+
+# --- a whole game: seats, a misdeal, penalties, the end (docs/game.md) -------------------------------
+
+def _reason(text: str) -> str:
+    if len(text) > 200:
+        raise WebError(400, "bad_request", _("%(field)s: at most 200 characters", field=field_label("reason")))
+    return text.strip()
+
+
+def _points(value: int, what: str) -> int:
+    if not -SCORE_LIMIT <= value <= SCORE_LIMIT:
+        raise WebError(400, "bad_request", _("%(field)s: %(value)s is out of range", field=field_label(what),
+                                             value=value))
+    return value
+
+
+@api.post("/api/redeal")
+@game_write
+def post_redeal():
+    """A misdeal (R25/R26): the break and the throws of the hand in play are cleared; East and the counters stay."""
+    require_write()
+    body = read_json(RedealBody)
+    return written(services().table.record(Redeal(reason=_reason(body.reason)), key=idempotency_key()))
+
+
+@api.post("/api/penalties")
+@game_write
+def post_penalty():
+    """A player pays a penalty, shared equally by the other three (seed 004)."""
+    require_write()
+    body = read_json(PenaltyBody)
+    if _points(body.points, "points") <= 0:
+        raise WebError(400, "bad_request", _("%(field)s: more than 0", field=field_label("points")))
+    event = Penalty(player=resolve_player(body.player, "player"), points=body.points, reason=_reason(body.reason))
+    return written(services().table.record(event, key=idempotency_key()))
+
+
+@api.post("/api/adjustments")
+@game_write
+def post_adjustment():
+    """Points moved by agreement; they must sum to zero."""
+    require_write()
+    body = read_json(AdjustmentBody)
+    deltas: dict[int, int] = {}
+    for ref, value in body.deltas.items():
+        deltas[resolve_player(ref, "deltas")] = deltas.get(resolve_player(ref, "deltas"), 0) + _points(value, "deltas")
+    event = Adjustment(deltas=deltas, reason=_reason(body.reason))
+    return written(services().table.record(event, key=idempotency_key()))
+
+
+@api.post("/api/end")
+@game_write
+def post_end():
+    """End the game now (by time or agreement): the hand in play is not scored (seed 004)."""
+    require_write()
+    body = read_json(EndBody)
+    return written(services().table.record(GameEnded(how=body.how, reason=_reason(body.reason)),
+                                           key=idempotency_key()))
+
+
+@api.post("/api/seats")
+@game_write
+def post_seats():
+    """Before hand 1: who sits where (wind tiles drawn, seed 004), or who is the first East."""
+    require_write()
+    body = read_json(SeatsBody)
+    if body.order is not None:
+        event = SeatsChosen(order=[resolve_player(p, "seats") for p in body.order], how="drawn")
+    else:
+        east = resolve_player(body.first_east, "first_east")
+        event = SeatsChosen(order=[(east + k) % 4 for k in range(4)], how="typed")
+    return written(services().table.record(event, key=idempotency_key()))
 
 
 # --- the host ----------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ FIELD_LABELS = {
     "seat": lazy_gettext("seat"), "name": lazy_gettext("name"), "role": lazy_gettext("role"), "code": lazy_gettext("table code"),
     "target": lazy_gettext("event to undo"), "variant": lazy_gettext("variant"), "players": lazy_gettext("players"),
     "also": lazy_gettext("also won on this discard"), "scored": lazy_gettext("scored hand"),
+    "points": lazy_gettext("points"), "reason": lazy_gettext("reason"), "deltas": lazy_gettext("points moved"),
+    "seats": lazy_gettext("seats"), "first_east": lazy_gettext("first East"), "how": lazy_gettext("how it ended"),
 }
 #: msgspec's JSON type names in a player's words
 _KINDS = {"int": lazy_gettext("a whole number"), "float": lazy_gettext("a number"), "str": lazy_gettext("text"),
@@ -184,6 +186,48 @@ class DiceBody(Body):
 class UndoBody(Body):
     #: the event to undo; absent: the latest event that still counts
     target: int | None = None
+
+
+class RedealBody(Body):
+    """A misdeal (R25/R26): new throws for the hand in play."""
+
+    reason: str = ""
+
+
+class PenaltyBody(Body):
+    """`player` pays `points`, shared equally by the other three (seed 004)."""
+
+    player: PlayerRef
+    points: int
+    reason: str = ""
+
+
+class AdjustmentBody(Body):
+    """Points moved by agreement, by player (index, name or seat wind); they must sum to zero."""
+
+    deltas: dict[str, int]
+    reason: str = ""
+
+
+class EndBody(Body):
+    """End the game now: the hand in play is not scored (seed 004)."""
+
+    how: Literal["time", "agreement"] = "agreement"
+    reason: str = ""
+
+
+class SeatsBody(Body):
+    """Before hand 1: the players at E, S, W, N (`order`, a draw of wind tiles), or the first East
+    alone (`first_east`; the others keep their places)."""
+
+    order: list[PlayerRef] | None = None
+    first_east: PlayerRef | None = None
+
+    def check(self) -> None:
+        if (self.order is None) == (self.first_east is None):
+            raise BodyError(_("%(field)s: give the seats or the first East", field=field_label("seats")))
+        if self.order is not None and len(self.order) != 4:
+            raise BodyError(_("%(field)s: name the four players, East first", field=field_label("seats")))
 
 
 class NewGameBody(Body):

@@ -82,6 +82,12 @@ ROUTES = {
                                       "form", True),
     "views.new_code_form": lambda t: ("/settings/code", {"confirm": "yes"}, "form", False),
     "views.new_host_code_form": lambda t: ("/settings/host-code", {"confirm": "yes"}, "form", False),
+    "api.post_redeal": lambda t: (t.record(DiceThrown(faces=[3, 4], source="phone")) and "/api/redeal",
+                                  {"reason": "misdeal"}, "json", True),
+    "api.post_penalty": lambda t: ("/api/penalties", {"player": 1, "points": 30, "reason": "false mahjong"}, "json", True),
+    "api.post_adjustment": lambda t: ("/api/adjustments", {"deltas": {"0": -10, "E": 0, "S": 10}}, "json", True),
+    "api.post_end": lambda t: ("/api/end", {"how": "time"}, "json", True),
+    "api.post_seats": lambda t: ("/api/seats", {"first_east": 2}, "json", True),
     "api.post_reopen_game": lambda t: (f"/api/games/{_earlier_game(t)}/reopen", {}, "json", True),
     "views.reopen_game_form": lambda t: (f"/settings/games/{_earlier_game(t)}/reopen", {}, "form", True),
 }

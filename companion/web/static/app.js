@@ -335,8 +335,85 @@
     renderScores();
     renderRecorder();
     renderRolls();
+    renderWholeGame();
     if (page === "history") renderHistory();
     if (drawnFor !== state.last_event) { drawnFor = state.last_event; refreshWall(); }
+  }
+
+  // --- a whole game: sitting down, a misdeal, a penalty, ending it, the standings (docs/game.md) ----
+  // drawn again only when what it shows changes: a penalty's points being typed stay as they are
+  let wholeGameShown = null;
+  function renderWholeGame() {
+    const box = $("#whole-game");
+    if (!box) return;
+    const write = canWrite && box.dataset.canWrite === "true";
+    const seating = state.seating || { open: false, throws: [] };
+    const throws = state.throws || [];
+    const sitting = !state.game_over && !(state.history_count ?? (state.history || []).length) && !throws.length
+      && !seating.decided;
+    const shown = JSON.stringify([state.game, state.players, state.game_over, sitting, seating, throws.length,
+      state.standings, state.ended, write]);
+    if (shown === wholeGameShown) return;
+    wholeGameShown = shown;
+    const options = (selected) => state.players.map((p, i) => el("option", { value: i, text: p, selected: i === selected }));
+    const parts = [];
+    if (sitting) {  // choosing the first East, before hand 1
+      const by = seating.method === "highest_throw" || seating.method === "counted_throw";
+      parts.push(el("div", { class: "seating", "data-part": "seating" },
+        el("h2", { text: S.seats_title }),
+        el("p", { class: "muted", text: by && seating.open ? S.seats_by_dice : S.seats_as_typed }),
+        seating.throws.length ? el("ul", { class: "seat-throws" }, ...seating.throws.map((t) =>
+          el("li", { text: fmt(S.seat_throw, { who: t.by, total: t.total }) }))) : null,
+        write ? el("p", { class: "inline-form" },
+          el("label", { for: "first-east", text: S.first_east + " " }),
+          el("select", { id: "first-east", name: "first_east" }, ...options(0)),
+          el("button", { type: "button", class: "secondary", "data-action": "first-east", text: S.set_first_east,
+            onclick: (e) => post("/api/seats", { first_east: Number($("#first-east").value) }, e.currentTarget).catch(() => null) })) : null,
+        write ? el("p", {}, el("button", { type: "button", class: "secondary", "data-action": "draw-seats", text: S.draw_seats,
+          onclick: (e) => {  // the phone draws the wind tiles: a random order, East first
+            const order = [0, 1, 2, 3];
+            const r = new Uint32Array(4);
+            crypto.getRandomValues(r);
+            for (let i = 3; i > 0; i--) { const j = r[i] % (i + 1); [order[i], order[j]] = [order[j], order[i]]; }
+            post("/api/seats", { order }, e.currentTarget).catch(() => null);
+          } })) : null));
+    }
+    if (write && !state.game_over) {
+      parts.push(el("div", { class: "game-actions", "data-part": "actions" },
+        throws.length ? el("p", {}, el("button", { type: "button", class: "secondary", "data-action": "redeal", text: S.redeal,
+          onclick: (e) => post("/api/redeal", {}, e.currentTarget).catch(() => null) })) : null,
+        el("details", { class: "penalty" }, el("summary", { text: S.penalty }),
+          el("p", {}, el("label", { for: "penalty-player", text: S.penalty_player + " " }),
+            el("select", { id: "penalty-player", name: "penalty_player" }, ...options(me ?? 0))),
+          el("p", {}, el("label", { for: "penalty-points", text: S.penalty_points + " " }),
+            el("input", { id: "penalty-points", name: "penalty_points", type: "number", inputmode: "numeric", min: "3",
+              step: "3", max: "1000000", value: "30" })),
+          el("p", {}, el("label", { for: "penalty-reason", text: S.reason + " " }),
+            el("input", { id: "penalty-reason", name: "penalty_reason", maxlength: "200" })),
+          el("button", { type: "button", class: "primary", "data-action": "penalty", text: S.record_penalty,
+            onclick: (e) => post("/api/penalties", { player: Number($("#penalty-player").value),
+              points: Number($("#penalty-points").value), reason: $("#penalty-reason").value }, e.currentTarget).catch(() => null) })),
+        el("details", { class: "end-game" }, el("summary", { text: S.end_game }),
+          el("p", { class: "muted", text: S.end_game_note }),
+          el("p", {}, el("label", { for: "end-how", text: S.end_how + " " }),
+            el("select", { id: "end-how", name: "end_how" },
+              el("option", { value: "time", text: S.end_by_time }), el("option", { value: "agreement", text: S.end_by_agreement }))),
+          el("button", { type: "button", class: "primary", "data-action": "end-game", text: S.end_game_confirm,
+            onclick: (e) => post("/api/end", { how: $("#end-how").value }, e.currentTarget).catch(() => null) }))));
+    }
+    const rows = state.standings || [];
+    const final = rows.some((r) => r.final !== undefined);
+    parts.push(el("details", { class: "standings", "data-part": "standings", open: state.game_over },
+      el("summary", { text: S.standings }),
+      state.ended ? el("p", { class: "muted", text: S.game_ended }) : null,
+      el("table", { id: "standings", class: "scores" },
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: S.rank }), el("th", { scope: "col", text: S.player }),
+          el("th", { scope: "col", class: "num", text: S.score }), final ? el("th", { scope: "col", class: "num", text: S.final }) : null)),
+        el("tbody", {}, ...rows.map((r) => el("tr", { "data-player": r.player },
+          el("td", { text: String(r.rank) }), el("th", { scope: "row", text: r.player }),
+          el("td", { class: "num", text: String(r.score) }),
+          final ? el("td", { class: "num", text: (r.final > 0 ? "+" : "") + r.final }) : null))))));
+    fill(box, ...parts);
   }
 
   function lastDiceSource() {
@@ -349,6 +426,7 @@
   function phaseText() {
     if (state.game_over) return S.game_over;
     const t = state.expected_throw;
+    if (t && t.for === "seats") return fmt(S.seat_throw_by, { who: t.by, index: t.index, of: t.of });
     if (t) {
       const who = t.by ? `${windName(t.by)} · ${state.seats[t.by]}` : null;
       const text = who ? fmt(S.throw_by, { index: t.index, of: t.of, who }) : fmt(S.throw_unknown, { index: t.index, of: t.of });
