@@ -185,6 +185,8 @@ def test_a_write_made_while_the_companion_is_down_is_recorded_once_when_it_is_ba
     css(ann, 'button[data-confirm="draw"]').click()
     wait(ann, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, '#outbox li[data-outbox="pending"]'))
     assert "Hand drawn" in text(ann, "#outbox")
+    assert ann.execute_script("const r = document.querySelector('#outbox').getBoundingClientRect();"
+                              "return r.top >= 0 && r.bottom <= innerHeight")  # in view where the finger is
     ann.shot("writes-outbox-pending")
     companion.start()  # the same port and data folder
     wait(ann, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, '#outbox [data-outbox="recorded"]'))

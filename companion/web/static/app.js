@@ -126,6 +126,29 @@
     return done;
   }
   window.companionPost = post;
+  // a request that records nothing (POST /api/score): the page's single-use token, in turn with the
+  // writes; no key, no outbox (a score is asked again, never sent later)
+  function ask(path, data, isForm) {
+    const run = async () => {
+      const headers = { "X-CSRF-Token": csrf };
+      if (!isForm) headers["Content-Type"] = "application/json";
+      let resp;
+      try {
+        resp = await fetch(path, { method: "POST", credentials: "same-origin", headers, body: isForm ? data : JSON.stringify(data) });
+      } catch (e) { throw failure("pending", S.offline); }
+      const fresh = resp.headers.get("X-CSRF-Token");
+      if (fresh) csrf = fresh;
+      let answer = null;
+      try { answer = await resp.json(); } catch (e) { answer = null; }
+      if (!resp.ok) throw failure("refused", (answer && answer.error && answer.error.message) || resp.statusText, answer);
+      return answer;
+    };
+    const done = queue.then(run, run);
+    queue = done.catch(() => null);
+    return done;
+  }
+  // the hand scorer (score.js): it asks with the page's token and records through record() below
+  window.companionScoring = { ask, record: (result) => record(result), state: () => state, seatLabel };
 
   // --- the outbox: writes that could not be sent yet ------------------------------------------------
   const pending = () => { try { return JSON.parse(localStorage.getItem(OUTBOX) || "[]"); } catch (e) { return []; } };
@@ -153,15 +176,16 @@
     if (!box) {
       const errors = $("#errors");
       if (!errors) return;
+      // inside the errors' box, which stays in view at the top of the screen while scrolling
       box = el("div", { id: "outbox", class: "outbox", role: "status", "aria-live": "polite" });
-      errors.after(box);
+      errors.append(box);
     }
     const items = pending();
     box.hidden = !items.length && !outcomes.length;
     fill(box,  // (a null left out, not written as "null")
       items.length ? el("p", { class: "warning", text: S.outbox_pending }) : null,
       items.length ? el("ul", {}, ...items.map((it) => el("li", { "data-outbox": "pending", "data-key": it.key, text: writeName(it) }))) : null,
-      ...outcomes.map((o) => el("p", { class: o.ok ? "outbox-done" : "error", "data-outbox": o.ok ? "recorded" : "refused", text: o.text })));
+      ...outcomes.map((o) => el("p", { class: o.ok ? "outbox-done" : "outbox-refused", "data-outbox": o.ok ? "recorded" : "refused", text: o.text })));
   }
   function outcome(ok, text) {
     const o = { ok, text };
@@ -218,13 +242,14 @@
   function showError(message) {
     const box = $("#errors");
     if (!box) return;
-    box.replaceChildren(el("p", { class: "error", text: S.error_colon + message }));
+    clearError();
+    box.prepend(el("p", { class: "error", text: S.error_colon + message }));
     clearTimeout(errorTimer);  // one timer: an older error's must not cut a newer one short
     errorTimer = setTimeout(clearError, 10000);
   }
   function clearError() {
     const box = $("#errors");
-    if (box) box.replaceChildren();
+    if (box) $$(":scope > p.error", box).forEach((p) => p.remove());  // the outbox in it stays
   }
   // a warning in the page's language, from its code and details; the server's English text
   // where the details do not say enough (an older server, a warning the page has no words for)
@@ -485,7 +510,7 @@
     pickedWinner = winner; typedValue = ""; typedFu = ""; readyTicked.clear(); riichiTicked.clear(); alsoTicked.clear();
     renderRecorder();
   }
-  function startOver() { pickedWinner = null; renderRecorder(); }
+  function startOver() { pickedWinner = null; renderRecorder(); if (window.companionScorer) window.companionScorer.close(); }
   // a box per player (who declared riichi, who was tenpai), ticked where `ticked(i)`; with `set`,
   // each change is kept there (the recorder); without, the form is read when sent (a correction)
   function playerBoxes(name, legend, ticked, set = null) {
@@ -555,6 +580,8 @@
         ...(alsoTicked.size ? { also: also() } : {}) });
       fill(steps,
         el("p", { class: "step", id: "step-title", text: fmt(S.from_whom, { winner: state.players[winner] }) }),
+        window.companionScorer ? el("p", {}, el("button", { type: "button", class: "secondary", "data-action": "score-hand",
+          text: window.companionScorer.label, onclick: () => window.companionScorer.open(winner) })) : null,
         numberInput("hand-value", riichi ? S.han : S.value, typedValue, (v) => { typedValue = v; }, "1000000"),
         riichi ? numberInput("hand-fu", S.fu, typedFu, (v) => { typedFu = v; }, "200") : null,
         riichi ? ticks("riichi", riichiTicked, S.riichi_declared) : null,
