@@ -39,6 +39,18 @@ _reading = threading.Semaphore(1)
 READ_WAIT_S = 20.0
 
 
+@scoring_view.app_context_processor
+def _scoring_words() -> dict:
+    """`scoring_words()` for the seat page: score.js's words in the page's language."""
+    def scoring_words() -> dict:
+        from companion.web.i18n import current_language
+        from companion.web.scoring_words import scoring_strings
+
+        state = services().table.state
+        return scoring_strings(current_language(), state.variant.terms if state is not None else None)
+    return {"scoring_words": scoring_words}
+
+
 def allow_score_photo() -> None:
     """Raise the body limit for `POST /api/score` only, and only for a joined phone of this site:
     who may upload is checked before a byte of the body is read (the CSRF token next)."""

@@ -1,0 +1,90 @@
+"""'Score the hand' on a phone in a real Chromium: a photo of the hand uploaded, a tile corrected,
+a set marked, the score and its items shown, Record → the result recorded once with that value,
+the hand and the corrected photo kept with it (docs/scoring.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
+from test_dashboard import css, join, text, wait, wait_live
+
+from companion.game.events import HandWon
+from companion.rules.variant import load_variant
+from companion.scoring.kept import FOLDER, ScoredPhotos
+
+pytestmark = pytest.mark.browser
+
+PHOTO = Path(__file__).resolve().parents[1] / "fixtures" / "tiles" / "real" / "images" / "real_1.jpg"
+#: what the shipped recogniser reads in that photo, in reading order (flowers and seasons among them)
+READ = ["8f", "7z", "2s", "4s", "6s", "9s", "1f", "7f", "7z", "7z", "1z", "1z", "1z", "1s", "4s", "5s", "6s"]
+
+
+def tiles(browser) -> list[str]:
+    return [b.get_attribute("data-tile") for b in browser.find_elements(By.CSS_SELECTOR, "#score-tiles button.tile")]
+
+
+def tap_tiles(browser, *indices: int) -> None:
+    for i in indices:
+        css(browser, f'#score-tiles button[data-index="{i}"]').click()
+
+
+def test_a_photographed_hand_is_corrected_marked_scored_and_recorded_once(live, browsers):
+    services, base = live
+    services.table.start_game(load_variant("mcr", services.settings.variant_dirs), ["Ann", "Bob", "Cat", "Dan"])
+    ann = browsers()
+    join(ann, base, seat=0)
+    wait_live(ann)
+    css(ann, 'button[data-winner="1"]').click()  # Bob won
+    css(ann, 'button[data-action="score-hand"]').click()
+    wait(ann).until(EC.visibility_of_element_located((By.ID, "score-photo")))
+    assert css(ann, "#score-photo").get_attribute("capture") == "environment"
+
+    css(ann, "#score-photo").send_keys(str(PHOTO))
+    wait(ann, 20).until(lambda d: len(tiles(ann)) == len(READ))
+    assert tiles(ann) == READ, "the recogniser reads this photo otherwise now: update READ"
+    unsure = ann.find_elements(By.CSS_SELECTOR, "#score-tiles button.tile.unsure")
+    assert unsure and all("check" in b.text for b in unsure)  # the unsure ones are marked to check
+    assert "winning tile" in css(ann, '#score-tiles button[data-index="16"]').text  # the last tile read
+
+    # as read it is no win; the player corrects two tiles (4s -> 3s, 9s -> 6s) ...
+    wait(ann, 5).until(EC.presence_of_element_located((By.CSS_SELECTOR, '#score-result [data-score="invalid"]')))
+    tap_tiles(ann, 3)
+    Select(css(ann, "#score-change")).select_by_value("3s")
+    css(ann, 'button[data-act="change"]').click()
+    tap_tiles(ann, 5)
+    Select(css(ann, "#score-change")).select_by_value("6s")
+    css(ann, 'button[data-act="change"]').click()
+    assert tiles(ann)[3] == "3s" and tiles(ann)[5] == "6s"
+    # ... marks the East pung as an exposed set, and ticks self-drawn
+    tap_tiles(ann, 10, 11, 12)
+    css(ann, 'button[data-act="meld"]').click()
+    assert all("set 1" in css(ann, f'#score-tiles button[data-index="{i}"]').text for i in (10, 11, 12))
+    css(ann, '#score-flags input[name="self_drawn"]').click()
+
+    # the score of the hand as it is marked now (no answer on its way)
+    wait(ann, 5).until(EC.presence_of_element_located(
+        (By.CSS_SELECTOR, '#score-result:not([data-pending]) [data-score="total"]')))
+    assert ann.find_elements(By.CSS_SELECTOR, "#score-items li[data-key='self_drawn']")
+    total = int(css(ann, '#score-result [data-score="total"]').get_attribute("data-value"))
+    assert total >= 8 and f"{total} fans" in text(ann, '#score-result [data-score="total"]')
+    assert {li.get_attribute("data-key") for li in ann.find_elements(By.CSS_SELECTOR, "#score-items li")} >= {
+        "half_flush", "dragon_pung", "flower_tiles"}
+
+    before = len(services.table.records())
+    css(ann, "#score-record").click()
+    wait(ann, 5).until(lambda d: len(services.table.state.history) == 1)
+    records = services.table.records()
+    assert len(records) == before + 1  # recorded once
+    event = records[-1].event
+    assert isinstance(event, HandWon) and event.winner == 1 and event.discarder is None and event.value == total
+    scored = event.scored[0]
+    assert scored.player == 1 and scored.hand["winning_tile"] == "6s"
+    assert scored.hand["melds"] == [{"tiles": ["1z", "1z", "1z"], "concealed": False}]
+    kept = ScoredPhotos(services.settings.data_path / FOLDER).get(scored.photo)
+    assert kept["labelled"] and kept["event"] == records[-1].id
+    assert kept["corrected"] == [{"position": 4, "read": "4s", "tile": "3s"}, {"position": 6, "read": "9s", "tile": "6s"}]
+    wait(ann).until(lambda d: css(ann, "#scorer").get_attribute("hidden") is not None)
