@@ -103,6 +103,25 @@ def test_the_refusal_is_worded_in_the_phones_language(companion, browsers):
     assert companion.count(HandDrawn) == 1
 
 
+def test_two_phones_typing_the_same_throw_record_it_once(companion, browsers):
+    """Ann and Bob both type East's throw; Ann sends first. Bob's dice were typed for that throw,
+    not for the breaker's next one: refused and told, not recorded as a second throw (R17)."""
+    from selenium.webdriver.support.ui import Select
+
+    ann, bob = phone(browsers, companion, 0), phone(browsers, companion, 1)
+    for b in (ann, bob):
+        for sel, face in zip(b.find_elements(By.CSS_SELECTOR, "#dice-form select[name=die]"), ("3", "4")):
+            Select(sel).select_by_value(face)
+    css(ann, '#dice-form button[type="submit"]').click()
+    wait(ann).until(lambda d: len(companion.table.state.throws) == 1)
+    wait(bob).until(lambda d: "3 + 4" in text(d, '[data-bind="last-dice"]'))  # Bob's page has heard it
+    css(bob, '#dice-form button[type="submit"]').click()
+    wait(bob).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#errors .error"))
+    said = text(bob, "#errors .error")
+    assert "Already recorded by Ann: dice 3 + 4" in said, said
+    assert len(companion.table.state.throws) == 1 and companion.count(DiceThrown) == 1
+
+
 DOUBLE_TAP = """
     const [selector, done] = [arguments[0], arguments[arguments.length - 1]];
     const first = document.querySelector(selector);

@@ -952,16 +952,23 @@
     if (roll) roll.addEventListener("click", (e) => post("/api/dice/roll", {}, e.currentTarget).catch(() => null));
     const dice = $("#dice-form");
     if (dice) {
+      // the throw the dice are typed for: another throw recorded meanwhile (another phone typed the
+      // same dice, the camera read them) makes this one a write on an older state (412, said)
+      const throwMark = () => JSON.stringify([state.game, state.hand, (state.throws || []).length]);
+      let typedOn = null;
+      dice.addEventListener("change", () => { if (!typedOn) typedOn = { mark: throwMark(), version: state.version }; });
       dice.addEventListener("submit", (e) => {
         e.preventDefault();
         const button = e.submitter || $('button[type="submit"]', dice);
         if (button && button.disabled) return;  // its throw is on its way: a second tap is the same throw
+        const version = typedOn && typedOn.mark !== throwMark() ? typedOn.version : undefined;
+        typedOn = null;
         const faces = $$("select[name=die]", dice).map((s) => Number(s.value));
         const cocked = faces.map((f, i) => (f === 0 ? i : -1)).filter((i) => i >= 0);
         const t = state.expected_throw;
         // R18: after a cocked throw only the cocked dice are thrown again
         const sent = t && t.rethrow && t.rethrow.length ? faces.slice(0, t.rethrow.length) : faces;
-        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }, button).then(recordedHere).catch(() => null);
+        post("/api/dice", { faces: sent, cocked: cocked.filter((i) => i < sent.length) }, button, version).then(recordedHere).catch(() => null);
       });
     }
     if ("serviceWorker" in navigator && window.isSecureContext) {
