@@ -88,3 +88,45 @@ def test_a_photographed_hand_is_corrected_marked_scored_and_recorded_once(live, 
     assert kept["labelled"] and kept["event"] == records[-1].id
     assert kept["corrected"] == [{"position": 4, "read": "4s", "tile": "3s"}, {"position": 6, "read": "9s", "tile": "6s"}]
     wait(ann).until(lambda d: css(ann, "#scorer").get_attribute("hidden") is not None)
+
+
+def add_tiles(browser, codes: str) -> None:
+    """Tiles from the palette, as a player without a photo adds them."""
+    for code in codes.split():
+        Select(css(browser, "#score-add")).select_by_value(code)
+        css(browser, "#score-add-btn").click()
+
+
+def test_classical_tiles_from_the_palette_a_losers_own_hand_and_czech_item_names(live, browsers):
+    """Classical (seeds 000/001): the winner's hand picked from the palette, Cat's own hand scored
+    the same way into the losers' scores (R118 settles between losers), words and items in Czech."""
+    services, base = live
+    ann = browsers("cs-CZ")
+    join(ann, base, seat=0)
+    wait_live(ann)
+    css(ann, 'button[data-winner="1"]').click()  # Bob won
+    css(ann, 'button[data-action="score-hand"]').click()
+    assert "Spočítat" in css(ann, 'button[data-action="score-hand"]').text
+    add_tiles(ann, "1m 1m 1m 2p 3p 4p 5s 6s 7s 7z 7z 7z 3z 3z")
+    tap_tiles(ann, 13)
+    css(ann, 'button[data-act="win"]').click()
+    css(ann, '#score-flags input[name="self_drawn"]').click()
+    wait(ann, 5).until(EC.presence_of_element_located(
+        (By.CSS_SELECTOR, '#score-result:not([data-pending]) [data-score="total"]')))
+    winner_total = int(css(ann, '#score-result [data-score="total"]').get_attribute("data-value"))
+    assert "Pung draků" in text(ann, "#score-items li[data-key='pung_of_dragons']")  # Czech, by the item's key
+
+    css(ann, '#score-losers button[data-loser="2"]').click()  # Cat's own hand
+    add_tiles(ann, "1p 1p 1p 5z 5z 5z 9s 9s 2m 3m 4m 6p 7p")
+    wait(ann, 5).until(EC.presence_of_element_located(
+        (By.CSS_SELECTOR, '#score-result:not([data-pending]) [data-score="total"]')))
+    cat = int(css(ann, '#score-result [data-score="total"]').get_attribute("data-value"))
+    assert cat > 0 and not ann.find_elements(By.CSS_SELECTOR, 'button[data-act="win"]')  # a losing hand
+    css(ann, "#score-use").click()
+    wait(ann).until(lambda d: css(ann, '#score-losers [data-loser-value="2"]').text.strip() == str(cat))
+
+    css(ann, "#score-record").click()
+    wait(ann, 5).until(lambda d: len(services.table.state.history) == 1)
+    event = services.table.records()[-1].event
+    assert event.value == winner_total and event.hand_scores == {2: cat}
+    assert [s.player for s in event.scored] == [1, 2] and event.scored[1].hand["winning_tile"] is None
