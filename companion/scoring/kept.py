@@ -61,7 +61,7 @@ class ScoredPhotos:
 
         if self.limit == 0:
             return None
-        now = now or datetime.datetime.now(datetime.timezone.utc)
+        now = now or datetime.datetime.now(datetime.UTC)
         name = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(4)}"
         h, w = image.shape[:2]
         if max(h, w) > PHOTO_SIDE:

@@ -97,7 +97,7 @@ def test_only_a_joined_phone_with_its_token_may_score(table):
 
 
 def test_a_photo_is_read_with_boxes_and_certainty_kept_and_scored(table):
-    _, services, tmp_path = table
+    _, _services, tmp_path = table
     phone = playing(table, "mcr")
     r = phone.post("/api/score", data={"hand": json.dumps({"self_drawn": True}),
                                         "photo": (io.BytesIO(PHOTO.read_bytes()), "hand.jpg")},
@@ -136,7 +136,7 @@ def test_a_bad_photo_is_refused_with_the_reason_and_a_named_tile_must_be_in_it(t
 
 def test_the_running_recogniser_is_loaded_once_not_per_request(table, monkeypatch):
     phone = playing(table, "mcr")
-    send = lambda: phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "h.jpg")},  # noqa: E731
+    send = lambda: phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "h.jpg")},
                               content_type="multipart/form-data")
     assert send().status_code == 200
     loaded = scene.tile_recognizer()
@@ -196,7 +196,7 @@ def test_the_photo_score_benchmark_reports_what_the_api_answers():
 def test_a_scored_hand_is_kept_with_the_win_and_labels_its_photo(table):
     """Record with `scored`: the event keeps the hand and the photo's name; the kept photo gets the
     hand and the corrections; a hand that cannot exist is refused before anything is recorded."""
-    app, services, tmp_path = table
+    _app, services, tmp_path = table
     phone = playing(table, "mcr")
     read = phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "hand.jpg")},
                       content_type="multipart/form-data").json
