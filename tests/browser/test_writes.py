@@ -247,3 +247,17 @@ def test_the_connection_indicator_says_not_live_when_the_stream_goes_quiet(compa
     assert "reconnecting" not in ann.execute_script("return window.connStates")
     monkeypatch.setattr(push, "KEEPALIVE_S", 3600.0)  # the open stream stays open but falls silent
     wait(ann, 8).until(lambda d: "reconnecting" in d.execute_script("return window.connStates"))
+
+
+def test_a_double_tap_on_the_roll_button_presses_the_virtual_box_once(companion, browsers):
+    link = companion.services.find("dice")
+    presses = []
+    press = link._press_roll
+    link._press_roll = lambda: (presses.append(1), press())  # count what reaches the box
+    ann = phone(browsers, companion, 0)
+    ann.get(f"{companion.base}/table")
+    wait_live(ann)
+    double_tap(ann, "#roll")
+    wait(ann, 10).until(lambda d: companion.count(DiceThrown) >= 1)  # the box rolled and its dice came in
+    ann.execute_async_script("setTimeout(arguments[0], 700)")
+    assert len(presses) == 1
