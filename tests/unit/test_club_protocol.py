@@ -45,3 +45,14 @@ def test_event_message_round_trip():
     back = p.decode_event(p.encode(m))
     assert (back.seq, back.prev, bytes(back.event)) == (5, 4, b'{"type":"hand_drawn"}')
     assert p.decode_ack(p.encode(p.Ack(acked=9, resend=True))) == p.Ack(acked=9, resend=True)
+
+
+def test_doctor_without_a_service_says_whether_the_broker_answers():
+    from companion.club.broker import free_port
+    from companion.health import probe_club
+
+    settings = load_settings(env={}, overrides={"club": {"broker": f"mqtt://127.0.0.1:{free_port()}",
+                                                         "table_id": "4"}})
+    check = probe_club(settings, timeout=1)
+    assert check.name == "club" and check.level == "warn" and "cannot be reached" in check.summary
+    assert "table 4" in check.summary
