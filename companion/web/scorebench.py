@@ -70,6 +70,7 @@ def run(data: Path, limit: int | None, variant: str) -> dict:
     from companion.vision.tiles.dataset import load_split
     from companion.vision.tiles.metrics import Score
 
+    load_before = os.getloadavg()[0]
     truth = load_split(data, size=None)
     if limit:
         truth = truth[:limit]
@@ -109,7 +110,9 @@ def run(data: Path, limit: int | None, variant: str) -> dict:
             "f1_95": [round(lo, 4), round(hi, 4)], "unsure_tiles": unsure, "valid_wins": valid,
             "p50_ms": round(statistics.median(times), 1), "p95_ms": round(_pct(times, 0.95), 1),
             "max_ms": round(max(times), 1), "read_p50_ms": round(statistics.median(read_ms), 1),
-            "score_p50_ms": round(statistics.median(score_ms), 2)}
+            "score_p50_ms": round(statistics.median(score_ms), 2),
+            # the machine's load while measuring: other work on the same cores slows every figure
+            "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
 
 
 @click.command("photo-score")
@@ -129,7 +132,8 @@ def photo_score(data: Path, limit: int | None, variant: str, as_json: bool) -> N
     if as_json:
         click.echo(json.dumps(r, indent=1))
         return
-    click.echo(f"{r['photos']} photos, {r['tiles']} tiles from {data}; {r['cores']} CPU cores; variant {variant}")
+    click.echo(f"{r['photos']} photos, {r['tiles']} tiles from {data}; {r['cores']} CPU cores; variant {variant}; "
+               f"load average {r['load_1min'][0]} at the start, {r['load_1min'][1]} at the end")
     click.echo(f"every tile right: {r['every_tile_right']}/{r['photos']} ({100 * r['every_tile_right_share']:.1f} %)"
                f"; F1 {r['f1']:.4f} (95 % {r['f1_95'][0]:.4f}-{r['f1_95'][1]:.4f}), P {r['precision']:.4f}"
                f", R {r['recall']:.4f}; {r['unsure_tiles']} tiles marked unsure")
