@@ -3,6 +3,7 @@ fails on the way (docs/club.md). Each test starts its own broker on a free 127.0
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -359,3 +360,27 @@ def test_an_event_this_hub_cannot_read_is_stored_and_does_not_hold_the_table_up(
     assert any(w["code"] == "unreadable" for w in hub.tables["9"].warnings())
     events = create_hub_app(hub).test_client().get("/api/tables/9/events").get_json()
     assert [e["type"] for e in events] == ["game_started", "from_a_newer_version"]
+
+
+def test_the_stream_of_changes_sends_only_the_tables_that_changed(hubs, tables):
+    hub = hubs()
+    one, two = tables("1"), tables("2")
+    one.play(1)
+    two.play(1)
+    settle(hub, one, two)
+    response = create_hub_app(hub).test_client().get("/api/tables/stream?changes=1", buffered=False)
+    chunks = iter(response.response)
+    assert next(chunks) == b"retry: 2000\n\n"
+    first = next(chunks).decode()
+    assert first.startswith("event: tables\n")
+    assert [r["table"] for r in json.loads(first.split("data: ", 1)[1])] == ["1", "2"]
+    two.play(1)
+    settle(hub, two)
+    while True:  # the hub may bump its version more than once on the way (acks, duplicates)
+        chunk = next(chunks).decode()
+        assert chunk.startswith("event: rows\n"), chunk
+        rows = json.loads(chunk.split("data: ", 1)[1])
+        assert {r["table"] for r in rows} == {"2"}
+        if rows[0]["last_seq"] == two.store.last_id():
+            break
+    response.close()
