@@ -14,6 +14,7 @@ from test_dashboard import css, join, text, wait, wait_live
 
 from companion.game.events import HandWon
 from companion.rules.variant import load_variant
+from companion.scoring import parse_hand, score_hand
 from companion.scoring.kept import FOLDER, ScoredPhotos
 
 pytestmark = pytest.mark.browser
@@ -130,3 +131,32 @@ def test_classical_tiles_from_the_palette_a_losers_own_hand_and_czech_item_names
     event = services.table.records()[-1].event
     assert event.value == winner_total and event.hand_scores == {2: cat}
     assert [s.player for s in event.scored] == [1, 2] and event.scored[1].hand["winning_tile"] is None
+
+
+def test_riichi_han_and_fu_on_a_discard_with_the_riichi_sticks_of_the_recorder(live, browsers):
+    """Riichi: the scorer's han and fu recorded on Dan's discard; the winner's riichi (ticked in
+    the scorer) and Cat's (ticked in the recorder's step) both declared."""
+    services, base = live
+    services.table.start_game(load_variant("riichi", services.settings.variant_dirs), ["Ann", "Bob", "Cat", "Dan"])
+    ann = browsers()
+    join(ann, base, seat=0)
+    wait_live(ann)
+    css(ann, 'button[data-winner="1"]').click()  # Bob won
+    css(ann, 'input[name="riichi"][value="2"]').click()  # Cat declared riichi too
+    css(ann, 'button[data-action="score-hand"]').click()
+    add_tiles(ann, "2s 3s 4s 5s 6s 7s 2m 3m 4m 5m 6m 2p 2p 7m")
+    tap_tiles(ann, 13)
+    css(ann, 'button[data-act="win"]').click()
+    css(ann, '#score-flags input[name="riichi"]').click()
+    Select(css(ann, "#score-from")).select_by_value("3")
+    wait(ann, 5).until(EC.presence_of_element_located(
+        (By.CSS_SELECTOR, '#score-result:not([data-pending]) [data-score="total"]')))
+    assert "han" in text(ann, '#score-result [data-score="total"]')
+    assert ann.find_elements(By.CSS_SELECTOR, "#score-items li[data-key='riichi']")
+    css(ann, "#score-record").click()
+    wait(ann, 5).until(lambda d: len(services.table.state.history) == 1)
+    event = services.table.records()[-1].event
+    hand = event.scored[0].hand
+    assert event.discarder == 3 and event.riichi == [1, 2] and hand["riichi"] is True
+    expected = score_hand(parse_hand(hand), services.table.state.variant)  # what the scorer says of the hand kept
+    assert expected.valid and (event.value, event.fu) == (expected.han, expected.fu)

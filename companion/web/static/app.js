@@ -148,7 +148,9 @@
     return done;
   }
   // the hand scorer (score.js): it asks with the page's token and records through record() below
-  window.companionScoring = { ask, record: (result) => record(result), state: () => state, seatLabel };
+  // (riichi: the declarations ticked in the recorder's step count too: each is a stick on the table)
+  window.companionScoring = { ask, state: () => state, seatLabel,
+    record: (result) => record(result.riichi ? { ...result, riichi: sorted(new Set([...riichiTicked, ...result.riichi])) } : result) };
 
   // --- the outbox: writes that could not be sent yet ------------------------------------------------
   const pending = () => { try { return JSON.parse(localStorage.getItem(OUTBOX) || "[]"); } catch (e) { return []; } };
