@@ -69,9 +69,16 @@ def _maintenance(server: BaseWSGIServer, request_timeout: float, send_timeout: f
             if not channel.requests and started is not None and now - started > request_timeout:
                 channel.will_close = True  # a request that never finishes arriving
             elif channel.requests and channel.total_outbufs_len and now - channel.last_activity > send_timeout:
-                # its reader stopped reading: closed here (its socket never becomes writable, so
-                # `will_close` would wait for good); the thread waiting to write is let go
-                channel.handle_close()
+                # its reader stopped reading: its socket never becomes writable, so `will_close`
+                # alone would wait for good. Shut down, the socket wakes the loop (POLLHUP), which
+                # closes the channel and lets the thread waiting to write go. Not closed here:
+                # this runs before the loop's poll(), and a new connection could be given the
+                # closed descriptor's number and then be closed for its stale event.
+                try:
+                    channel.socket.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                channel.will_close = True
     return maintenance
 
 

@@ -45,7 +45,7 @@ def test_check_names_every_problem(tmp_path):
         "- server.port: Expected `int`, got `str`",
         "- camera.rotation: Invalid enum value 45 (one of: 0, 90, 180, 270)",
         "- camera.shutter: unknown key (known here: source, width, height, fps, exposure_lock, rotation, "
-        "view_fps, view_width, max_viewers)",
+        "view_fps, view_width, max_viewers, spectator_viewers)",
         "- gpio.backend: Invalid enum value 'pi' (one of: 'mock', 'real')",
         "- camera: fps must be above 0 and at most 120",
         "- gpio: seat_lamps needs 4 pins (East, South, West, North) or [] for none",
