@@ -90,3 +90,34 @@ def test_each_table_publishes_only_as_itself(tmp_path):
             for t in tables:
                 t.close()
             hub.stop()
+
+
+@pytest.mark.skipif(__import__("shutil").which("systemd-analyze") is None,
+                    reason="systemd-analyze not installed (CI installs it)")
+def test_the_hub_unit_passes_systemd_analyze_verify(tmp_path):
+    """deploy/companion-hub.service, verified as the companion's own unit is: in a root holding the
+    system's units, an executable where ExecStart points and the environment file it reads."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    root = tmp_path / "root"
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    unit = root / "etc/systemd/system/companion-hub.service"
+    unit.parent.mkdir(parents=True)
+    shutil.copy(repo / "deploy/companion-hub.service", unit)
+    exe = root / "opt/companion/venv/bin/companion"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    (root / "etc/companion").mkdir(parents=True)
+    (root / "etc/companion/hub.env").write_text("COMPANION_HUB_USERNAME=hub\n")
+    r = subprocess.run(["systemd-analyze", f"--root={root}", "verify", "/etc/systemd/system/companion-hub.service"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
+    text = unit.read_text().splitlines()
+    assert any(line.startswith("ExecStart=") and " hub --broker mqtt://127.0.0.1:1883" in line for line in text)
+    for line in ("EnvironmentFile=/etc/companion/hub.env", "StateDirectory=companion-hub", "Restart=on-failure",
+                 "NoNewPrivileges=yes", "ProtectSystem=strict"):
+        assert line in text, line
