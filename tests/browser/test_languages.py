@@ -61,15 +61,15 @@ def check(browser, lang: str, where: str, english: list[str]) -> None:
 def recorder_steps(browser, lang: str, english: list[str], riichi: bool) -> None:
     """Every step of the recorder: who won, from whom (with value or han and fu), a draw."""
     check(browser, lang, "recorder: who won", english)
-    css(browser, 'button[data-winner="1"]').click()
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, 'button[data-winner="1"]'))).click()
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, 'button[data-from="self"]')))
     check(browser, lang, "recorder: from whom", english)
     assert browser.find_elements(By.ID, "hand-fu") if riichi else not browser.find_elements(By.ID, "hand-fu")
-    css(browser, "#recorder button.secondary").click()  # cancel
-    css(browser, 'button[data-winner="draw"]').click()
+    css(browser, "#recorder-steps .choices > button:last-child").click()  # cancel
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, 'button[data-winner="draw"]'))).click()
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, 'button[data-confirm="draw"]')))
     check(browser, lang, "recorder: draw", english)
-    css(browser, "#recorder button.secondary").click()
+    css(browser, "#recorder-steps .choices > button:last-child").click()  # cancel
 
 
 @pytest.mark.parametrize("lang", ["en", "cs", "de", "fr"])
@@ -120,7 +120,10 @@ def test_every_page_and_step_in_every_language_renders_whole(live, browsers, lan
     wait(host).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".games li[data-game]")))
     check(host, lang, "settings", english)
     for page in ("teach", "calibrate"):
-        host.get(f"{base}/{page}")
+        # not waiting for the camera's picture to load (a busy machine takes its time): the words are there before
+        host.execute_script("location.href = arguments[0]", f"{base}/{page}")
+        wait(host, 20).until(lambda d, p=page: d.current_url.endswith(f"/{p}")
+                             and d.execute_script("return document.readyState") != "loading")
         check(host, lang, page, english)
 
     # a spectator's view, and a refusal in words
@@ -129,7 +132,6 @@ def test_every_page_and_step_in_every_language_renders_whole(live, browsers, lan
     watcher.get(f"{base}/seat?view=W")
     wait_live(watcher)
     check(watcher, lang, "spectator", english)
-    other = browsers(lang)
-    join(other, base, seat=0)
-    assert other.find_elements(By.CSS_SELECTOR, "#errors .error")
-    check(other, lang, "join: a seat taken", english)
+    join(watcher, base, seat=0)  # the host's seat: refused until confirmed
+    assert watcher.find_elements(By.CSS_SELECTOR, "#errors .error")
+    check(watcher, lang, "join: a seat taken", english)
