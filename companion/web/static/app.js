@@ -322,6 +322,12 @@
       case "wall_broken": return fmt(S.wall_broken, { wind: windName(ev.seat), stack: ev.stack });
       case "player_renamed": return fmt(S.renamed, { name: ev.name });
       case "game_resumed": return S.resumed;
+      case "redeal": return S.ev_redeal;
+      case "penalty": return fmt(S.ev_penalty, { player: name(ev.player), points: ev.points });
+      case "adjustment": return fmt(S.ev_adjustment, { moves: Object.entries(ev.deltas || {})
+        .map(([p, d]) => `${name(Number(p))} ${d > 0 ? "+" : ""}${d}`).join(", ") });
+      case "game_ended": return S.ev_game_ended;
+      case "seats": return fmt(S.ev_seats, { east: name(ev.order ? ev.order[0] : 0) });
       default: return ev.type;
     }
   }
