@@ -208,6 +208,8 @@ def replay(variant_ref, players, results, as_json, config_file, data_dir):
             if not isinstance(event, DiceThrown) or state.seated is not before.seated:
                 click.echo(f"  {summary(state)}")
     state = table.require_state()
+    for problem in state.zero_sum_problems():  # none in a sound game: said, never silently kept
+        click.echo(f"{where}: scores do not balance: {problem}", err=True)
     if as_json:
         emit_json(state.to_json())
         return
