@@ -112,6 +112,9 @@ def claim_seat(player: int, name: str) -> str:
 def sign_out() -> None:
     """End this phone's session on the server too: a copy of its cookie no longer counts."""
     ended = session.get("sid")
+    seat, claim = session.get("player"), session.get("claim")
+    if isinstance(seat, int) and isinstance(claim, str):
+        seat_book().release(seat, claim)  # a phone that leaves frees its seat
     session.clear()
     g.pop("viewer", None)
     if ended:

@@ -63,6 +63,14 @@ class SeatBook:
             self._seats[player] = {"claim": claim, "name": name, "at": datetime.now(timezone.utc).isoformat()}
             self._write()
 
+    def release(self, player: int, claim: str) -> None:
+        """The phone holding `player`'s seat with `claim` left the table: the seat is free."""
+        with self._lock:
+            entry = self._seats.get(player)
+            if entry and entry.get("claim") == claim:
+                del self._seats[player]
+                self._write()
+
     def took_over(self, player: int, old_claim: str) -> None:
         """The seat's claim replaced `old_claim` (a take-over): that phone is told why it lost the
         seat even when the take-over also renamed the player (its name then no longer matches)."""

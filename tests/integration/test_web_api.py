@@ -214,6 +214,8 @@ def test_a_taken_seat_is_taken_over_only_when_confirmed_and_its_phone_is_told(ap
     r = other.post("/api/seat", {"player": 0, "name": "Zed", "take_over": True})
     assert r.json["player"] == 0 and r.json["name"] == "Zed" and told[-1]["name"] == "Zed"
     assert "Another phone has taken over Ann" in ann.get("/seat").get_data(as_text=True)
+    other.post("/api/leave")  # a phone that leaves frees its seat: the next one takes it without asking
+    assert Phone(app, "192.0.2.13").join(player=0).status_code == 200
 
 
 def signed_out(phone) -> bool:

@@ -30,3 +30,13 @@ def test_a_damaged_file_frees_every_seat(tmp_path):
     assert book.taken(["Ann", "Bob", "Cat", "Dan"]) == {}
     book.claim(1, "Bob", "phone-b")  # and is written whole again
     assert SeatBook(path).holds(1, "Bob", "phone-b")
+
+
+def test_a_phone_that_leaves_frees_its_seat_and_only_its_own(tmp_path):
+    book = SeatBook(tmp_path / "seats.json")
+    book.claim(2, "Cat", "phone-c")
+    book.release(2, "phone-x")  # not the holder: nothing changes
+    assert book.taken(["Ann", "Bob", "Cat", "Dan"]) == {2: "Cat"}
+    book.release(2, "phone-c")
+    assert book.taken(["Ann", "Bob", "Cat", "Dan"]) == {} and SeatBook(tmp_path / "seats.json").taken(
+        ["Ann", "Bob", "Cat", "Dan"]) == {}
