@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "recognition": "companion.vision.tiles.bench:recognition",
     "scoring": "companion.scoring.bench:scoring_bench",
     "scenes": "companion.vision.bench:scenes",
+    "stop": "companion.cli.stop_bench:stop_bench",
     "teach": "companion.vision.tiles.bench_teach:teach_bench",
     "web": "companion.web.loadbench:web",
 }

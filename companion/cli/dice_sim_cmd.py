@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import click
@@ -94,12 +95,14 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
         seen.add(key)
 
     box.listeners.append(show)
-    # before the banner: a script that reads it and then signals must find the handlers in place
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    # before the banner: a script that reads it and then signals must find the handlers in place.
+    # The handlers only note the signal (no lock: see SignalWaiter); the main loop acts on it.
+    from companion.cli.stopping import SignalWaiter
+
+    signals = SignalWaiter()
+    signals.catch((signal.SIGINT, signal.SIGTERM), "stop")
     if hasattr(signal, "SIGUSR1"):
-        signal.signal(signal.SIGUSR1, lambda *_: box.press_roll())
+        signals.catch(signal.SIGUSR1, "roll")
     click.echo(f"Virtual dice box ({box.describe()}) on {transport.url}")
     click.echo(f"Connect with:  companion run --dice {transport.url}")
     if isinstance(transport, PtyTransport) and transport.stale_link:
@@ -116,7 +119,7 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
         for raw in sys.stdin:
             cmd = raw.strip().lower()[:1]
             if cmd == "q":
-                stop.set()
+                signals.note("stop")
                 return
             if cmd in actions:
                 actions[cmd]()
@@ -125,14 +128,22 @@ def dice_sim(tcp_port, host, link, seed, roll_ms, garbage, corrupt, drop_acks, c
             if not raw.endswith("\n"):
                 break  # input ended mid-line (Ctrl+D twice after typed text): iterating on would wait for more
         if at_terminal:
-            stop.set()  # Ctrl+D at a terminal quits; run in the background (stdin closed) it keeps going
+            signals.note("stop")  # Ctrl+D at a terminal quits; run in the background (stdin closed) it keeps going
 
     threading.Thread(target=read_commands, daemon=True).start()
+    next_roll = time.monotonic() + auto_roll if auto_roll else None
     try:
-        while not stop.wait(auto_roll or 0.5):
-            if auto_roll:
+        while True:
+            noted = signals.wait(None if next_roll is None else max(0.0, next_roll - time.monotonic()))
+            if "stop" in noted:
+                break
+            for _ in range(noted.count("roll")):
                 box.press_roll()
+            if next_roll is not None and time.monotonic() >= next_roll:
+                box.press_roll()
+                next_roll = time.monotonic() + auto_roll
     finally:
         transport.stop()
         box.stop()
+        signals.close()
         click.echo("Virtual dice box stopped.")

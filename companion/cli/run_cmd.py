@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import threading
 from pathlib import Path
 
 import click
@@ -45,8 +44,7 @@ def lan_address() -> str:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Configuration file (TOML).")
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
-def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_broker, table_id, config_file,
-        verbose):
+def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_broker, table_id, config_file, verbose):
     """Start the companion: game log, dice, camera, lamps and the dashboard for the phones."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -65,14 +63,15 @@ def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_b
     club = {k: v for k, v in {"broker": club_broker, "table_id": table_id}.items() if v is not None}
     if club:
         overrides["club"] = club
+    from companion.cli.stopping import SignalWaiter
     from companion.storage.lock import DataDirLock
 
     # a signal while the services are built (the first second or two) must not raise
     # KeyboardInterrupt in the middle of starting threads and claiming devices: it is noted, and
-    # the companion stops as soon as it has started, as it would a moment later
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    # the companion stops as soon as it has started, as it would a moment later. The handler
+    # takes no lock (see SignalWaiter: one that did could hang the companion for good).
+    signals = SignalWaiter()
+    signals.catch((signal.SIGINT, signal.SIGTERM), "stop")
     try:
         settings = load_settings(config_file, overrides=overrides)
         from companion.services import build_services
@@ -84,21 +83,24 @@ def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_b
         web = add_dashboard(services)
         services.start()
     except CompanionError as e:
+        signals.close()
         raise fail(e) from None
     except OSError as e:
+        signals.close()
         raise fail(f"cannot start: {e}") from None
 
     shown = lan_address() if settings.server.host in ("0.0.0.0", "") else settings.server.host
     click.echo(f"Dashboard: http://{shown}:{web.port}/   (game log: {settings.db_path})")
     from companion.web.terminal import join_banner
     click.echo(join_banner(web.app, settings.server.public_url.rstrip("/") or f"http://{shown}:{web.port}"))
-    if not stop.is_set():
+    if not signals.noted("stop"):
         click.echo("Press Ctrl+C to stop.")
     try:
-        while not stop.wait(0.5):
+        while "stop" not in signals.wait(None):
             pass
     finally:
         click.echo("Stopping …")
         services.stop()
         lock.release()
+        signals.close()
         click.echo("Stopped.")
