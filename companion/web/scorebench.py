@@ -65,7 +65,20 @@ def _pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-def run(data: Path, limit: int | None, variant: str) -> dict:
+def _photo(item, long_side: int | None) -> tuple[bytes, np.ndarray]:
+    """The photo as a phone sends it and its true boxes: as stored, or scaled so that its long side
+    is `long_side` (a phone camera's full size is 4032) and sent as a JPEG (quality 90)."""
+    if not long_side:
+        return item.path.read_bytes(), item.boxes
+    import cv2
+
+    image = cv2.imread(str(item.path))
+    k = long_side / max(image.shape[:2])
+    image = cv2.resize(image, (round(image.shape[1] * k), round(image.shape[0] * k)), interpolation=cv2.INTER_CUBIC)
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), item.boxes * k
+
+
+def run(data: Path, limit: int | None, variant: str, long_side: int | None = None) -> dict:
     from companion.vision.tiles.codes import TILE_CODES
     from companion.vision.tiles.dataset import load_split
     from companion.vision.tiles.metrics import Score
@@ -80,12 +93,12 @@ def run(data: Path, limit: int | None, variant: str) -> dict:
         app, services = _app(Path(tmp), variant)
         try:
             phone = _Phone(app)
-            warm = phone.score(truth[0].path.read_bytes(), truth[0].path.name)  # loads the recogniser: untimed
+            warm = phone.score(_photo(truth[0], long_side)[0], truth[0].path.name)  # loads the recogniser: untimed
             if warm.status_code != 200:
                 raise click.ClickException(f"the warm-up request failed: {warm.get_data(as_text=True)[:300]}")
             score, times, read_ms, score_ms, valid, unsure = Score(), [], [], [], 0, 0
             for item in truth:
-                photo = item.path.read_bytes()
+                photo, true_boxes = _photo(item, long_side)
                 t0 = time.perf_counter()
                 r = phone.score(photo, item.path.name)
                 ms = (time.perf_counter() - t0) * 1000
@@ -100,11 +113,11 @@ def run(data: Path, limit: int | None, variant: str) -> dict:
                 unsure += sum(t["unsure"] for t in tiles)
                 boxes = np.asarray([t["box"] for t in tiles], np.float32).reshape(-1, 4)
                 score.add(boxes, [t["tile"] for t in tiles], [t["score"] for t in tiles],
-                          item.boxes, [TILE_CODES[c] for c in item.classes])
+                          true_boxes, [TILE_CODES[c] for c in item.classes])
         finally:
             services.stop()
     lo, hi = score.f1_interval()
-    return {"photos": score.images, "tiles": score.truth, "cores": os.cpu_count(), "variant": variant,
+    return {"photos": score.images, "tiles": score.truth, "cores": os.cpu_count(), "variant": variant, "long_side": long_side,
             "every_tile_right": score.perfect, "every_tile_right_share": round(score.perfect_rate, 4),
             "precision": round(score.precision, 4), "recall": round(score.recall, 4), "f1": round(score.f1, 4),
             "f1_95": [round(lo, 4), round(hi, 4)], "unsure_tiles": unsure, "valid_wins": valid,
@@ -120,19 +133,22 @@ def run(data: Path, limit: int | None, variant: str) -> dict:
               help="A labelled split: images/ and labels/ (YOLO), e.g. the real tiles' valid/ folder.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N photos.")
 @click.option("--variant", default="mcr", show_default=True, help="The game's variant the hands are scored under.")
+@click.option("--long-side", type=click.IntRange(min=64), default=None,
+              help="Send each photo scaled to this long side, as a JPEG (4032: a phone camera's full size).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def photo_score(data: Path, limit: int | None, variant: str, as_json: bool) -> None:
+def photo_score(data: Path, limit: int | None, variant: str, long_side: int | None, as_json: bool) -> None:
     """Photo -> itemised score through POST /api/score (model loaded): p50/p95 latency, and the
     share of photos with every tile right."""
     import json
 
     if not (data / "images").is_dir():
         raise click.BadParameter(f"{data} has no images/ folder", param_hint="--data")
-    r = run(data, limit, variant)
+    r = run(data, limit, variant, long_side)
     if as_json:
         click.echo(json.dumps(r, indent=1))
         return
     click.echo(f"{r['photos']} photos, {r['tiles']} tiles from {data}; {r['cores']} CPU cores; variant {variant}; "
+               f"{'photos scaled to a long side of ' + str(long_side) + ' px; ' if long_side else ''}"
                f"load average {r['load_1min'][0]} at the start, {r['load_1min'][1]} at the end")
     click.echo(f"every tile right: {r['every_tile_right']}/{r['photos']} ({100 * r['every_tile_right_share']:.1f} %)"
                f"; F1 {r['f1']:.4f} (95 % {r['f1_95'][0]:.4f}-{r['f1_95'][1]:.4f}), P {r['precision']:.4f}"
