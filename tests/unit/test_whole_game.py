@@ -275,3 +275,47 @@ def test_oka_goes_to_the_first_and_must_balance_the_return():
 def test_standings_are_in_the_state_on_request_and_without_uma_have_no_final():
     rows = table().state.to_json()["standings"]
     assert [r["rank"] for r in rows] == [1, 1, 1, 1] and all("final" not in r for r in rows)
+
+
+# --- variants ----------------------------------------------------------------------------------
+
+def test_seed002_french_is_the_east_and_south_rounds_and_several_may_win_on_a_discard():
+    # seed 002: "Une partie complète consiste en deux rounds : le round Est et le round Sud";
+    # "Il est possible pour plusieurs joueurs de gagner avec le même écart"
+    v = load_variant("french")
+    assert v.rounds.winds == ["E", "S"] and v.claims.several_winners
+    assert v.seating.direction == "anticlockwise"  # "dans le sens inverse des aiguilles d'une montre"
+    t = table("french")
+    for _ in range(8):  # East passes eight times: two rounds
+        t.record(HandWon(winner=(t.state.dealer + 1) % 4))
+    assert t.state.game_over and t.state.hand == 8
+
+
+def test_the_riichi_presets_carry_their_rule_books_numbers():
+    for name in ("riichi-ema", "riichi-wrc"):
+        v = load_variant(name)
+        assert v.settlement.start_score == 30000 and v.standings.uma == [15, 5, -5, -15]
+        assert v.standings.return_score == 30000 and v.standings.oka == 0
+        assert v.scoring_rules["red_fives"] is False and v.scoring_rules["open_tanyao"] is True
+        assert v.settlement.abortive_draws is False
+        assert table(name).state.scores == [30000] * 4
+
+
+def test_a_bad_first_east_or_ties_setting_names_its_field():
+    base = load_variant("classical").to_dict()
+    with pytest.raises(VariantError, match="seating.first_east"):
+        parse_variant({**base, "seating": {"first_east": "coin"}})
+    with pytest.raises(VariantError, match="standings.ties"):
+        parse_variant({**base, "standings": {"ties": "coin"}})
+
+
+def test_variants_show_lists_the_choices_made_where_the_seed_is_silent():
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    r = CliRunner().invoke(main, ["variants", "show", "french"])
+    assert r.exit_code == 0, r.output
+    head = r.output.split("\n\n", 1)[0]
+    assert "french: not in the seed: the scoring and payments" in head
+    assert "classical: not in the seed: how the first East is chosen" in head
