@@ -82,6 +82,27 @@ def _maintenance(server: BaseWSGIServer, request_timeout: float, send_timeout: f
     return maintenance
 
 
+#: connections taken per turn of the loop when many arrive at once (waitress takes one)
+ACCEPT_BATCH = 64
+
+
+def _accept_many(server: BaseWSGIServer):
+    """Take up to ACCEPT_BATCH waiting connections per turn of the loop, not one: each turn looks
+    at every open connection, so a crowd arriving at once (a stranger reopening hundreds) would
+    otherwise hold a player's new connection back for hundreds of turns."""
+    accept_one = server.handle_accept
+
+    def handle_accept() -> None:
+        for _ in range(ACCEPT_BATCH):
+            before = len(server._map)
+            if before >= server.adj.connection_limit:
+                return
+            accept_one()
+            if len(server._map) == before:  # nothing was waiting (or it failed): done for this turn
+                return
+    return handle_accept
+
+
 def raise_file_limit(wanted: int) -> int:
     """Raise this process's open-file limit towards `wanted` (up to the hard limit); the limit now."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -125,6 +146,7 @@ class WebServer:
             server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
             server.channel_class = _Channel
             server.maintenance = _maintenance(server, request_timeout, send_timeout)
+            server.handle_accept = _accept_many(server)
         self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
 
     @property
