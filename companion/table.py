@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from companion.errors import GameRuleError, N_, NothingToUndo
-from companion.game.events import (Corrected, DiceAssigned, Event, GameResumed, GameStarted, Recorded, Undone,
-                                   encode)
-from companion.game.fold import GameState, LiveFold
+from companion.game.events import (Corrected, DiceAssigned, DiceThrown, Event, GameResumed, GameStarted, Recorded,
+                                   Undone, encode)
+from companion.game.fold import GameState, LiveFold, check_cocked
 from companion.game.players import check_players  # noqa: F401 (where the web and CLI import it)
 from companion.hub import Hub
 from companion.rules.seats import WINDS
@@ -112,6 +112,9 @@ class Table:
                     return earlier
             if isinstance(event, (Undone, Corrected)):
                 self._fold.check_meta(event)  # type: ignore[union-attr]
+            new_throw = event.event if isinstance(event, Corrected) else event
+            if isinstance(new_throw, DiceThrown):
+                check_cocked(new_throw)  # stored as it is meant (R18), not as it was sent
             assert self._fold is not None
             trial = Recorded(id=self._records[-1].id + 1, game=self._state.game,
                              at=datetime.now(timezone.utc), event=event)

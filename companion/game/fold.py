@@ -245,8 +245,9 @@ class GameState:
             "history_count": len(self.history),
             "ignored": list(self.ignored),
             "seating": self.seating_json(),
-            "adjustments": list(self.adjustments),
-            "redeals": list(self.redeals),
+            # like the history: with `history`, the latest that many (what phones are sent stays small)
+            "adjustments": list(self.adjustments if history is None else self.adjustments[-history:] if history else []),
+            "redeals": list(self.redeals if history is None else self.redeals[-history:] if history else []),
             "ended": self.ended,
             "standings": standings(self.players, self.scores, self.variant),
             "last_event": self.last_event,
@@ -511,6 +512,21 @@ def _rename(state: GameState, ev: PlayerRenamed) -> None:
 def _check_player(state: GameState, p: int | None, what: str) -> None:
     if p is not None and not 0 <= p < len(state.players):
         raise GameRuleError(N_("%(what)s: no player %(player)s at this table"), what=what, player=p)
+
+
+def check_cocked(ev: DiceThrown) -> None:
+    """A new throw's `cocked` names each cocked die once, and only dice that were thrown (R18).
+
+    The fold itself reads a repeated index as one (a log written before this check may hold
+    `[0, 0, 0]`, and must fold as it did); a new event is refused instead of being stored so."""
+    stray = sorted({c for c in ev.cocked if not 0 <= c < len(ev.faces)})
+    if stray:  # the event counts from 0, players from 1
+        raise DiceError(N_("cocked die %(cocked)s is not one of the %(n)s dice thrown"),
+                        cocked=", ".join(str(c + 1) for c in stray), n=len(ev.faces))
+    twice = sorted({c for c in ev.cocked if ev.cocked.count(c) > 1})
+    if twice:
+        raise DiceError(N_("cocked die %(cocked)s is listed more than once"),
+                        cocked=", ".join(str(c + 1) for c in twice))
 
 
 def _dice(state: GameState, event_id: int, ev: DiceThrown) -> None:
