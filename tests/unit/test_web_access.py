@@ -156,3 +156,11 @@ def test_a_new_host_code_ends_the_other_hosts_sessions(tmp_path):
         sessions.start(sid, role)
     sessions.end_role("host", keep="h1")
     assert sessions.valid("h1") and not sessions.valid("h2") and sessions.valid("p1")
+
+
+def test_a_damaged_sessions_file_costs_only_the_sessions(tmp_path, caplog):
+    (tmp_path / "web_sessions.json").write_text("{oops")
+    sessions = Sessions(tmp_path, lifetime=60)
+    assert not sessions.valid("anything") and "join again" in caplog.text
+    sessions.start("s1", "player")
+    assert Sessions(tmp_path, lifetime=60).valid("s1")
