@@ -61,7 +61,8 @@ def doctor(config_file: Path | None, data_dir: Path | None, as_json: bool, stand
     if url is not None and not url.startswith(("http://", "https://")):
         raise fail(f"--url: give the companion's address, e.g. http://mahjong.local:8080/healthz, not {url!r}")
     report = None
-    running = DataDirLock(settings.data_path).holder()  # a companion on this data folder, whatever it answers
+    # a companion on this data folder or its game log, whatever it answers
+    running = DataDirLock(settings.data_path, settings.db_path).holder()
     if not standalone:
         target = url or local_url(settings.server.host, settings.server.port)
         data = ask_service(target) if target else None

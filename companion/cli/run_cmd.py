@@ -77,7 +77,7 @@ def run(host, port, public_url, data_dir, variant, dice_url, camera_spec, club_b
         from companion.services import build_services
         from companion.web.server import add_dashboard
 
-        lock = DataDirLock(settings.data_path)  # one companion per game log, before the log is opened
+        lock = DataDirLock(settings.data_path, settings.db_path)  # one companion per game log, before it is opened
         lock.acquire()
         services = build_services(settings)
         web = add_dashboard(services)
