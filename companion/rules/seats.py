@@ -23,8 +23,3 @@ def wind_index(wind: str) -> int:
         return WINDS.index(wind)  # type: ignore[arg-type]
     except ValueError:
         raise ValueError(f"not a wind: {wind!r} (expected one of E, S, W, N)") from None
-
-
-def wind_after(wind: str, steps: int = 1) -> Wind:
-    """The wind `steps` seats later in turn order."""
-    return WINDS[(wind_index(wind) + steps) % 4]
