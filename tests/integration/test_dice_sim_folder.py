@@ -34,4 +34,4 @@ def test_killed_companions_leave_nothing_to_pile_up(tmp_path):
         proc.communicate(timeout=20)
         assert not [p.name for p in tmp.iterdir() if p.name.startswith("companion-dice-")]
         assert os.path.islink(link)  # left behind, and taken over by the next start
-    assert sorted(p.name for p in (data / "dice-sim").iterdir()) == ["dicebox"]
+    assert sorted(p.name for p in (data / "dice-sim").iterdir()) == ["dicebox", "dicebox.pid"]

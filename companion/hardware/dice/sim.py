@@ -333,6 +333,37 @@ class VirtualPort(Transport):
         self.box.detach(self)
 
 
+def _owner_file(link: Path) -> Path:
+    """Beside a pty link: the process id of the dice-sim that made it."""
+    return link.with_name(link.name + ".pid")
+
+
+def _pty_owned(owner_file: Path, pty: str) -> bool:
+    """Whether the pty a link points to is still its maker's. After a kill -9 the kernel may give
+    the pty's number to another program's terminal: the path exists again, but the link is
+    stale. Owned means: the process named beside the link lives and has that pty open. A link
+    with no owner file (made by hand, or by an older dice-sim) counts as owned while its pty exists."""
+    try:
+        pid = int(owner_file.read_text().strip())
+    except (OSError, ValueError):
+        return True
+    if pid == os.getpid():
+        return False  # this process made it (a transport started again), nothing else holds it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    fds = Path(f"/proc/{pid}/fd")
+    if not fds.is_dir():  # no /proc (macOS): a live process named beside the link
+        return True
+    try:
+        return any(os.readlink(fd) == pty for fd in fds.iterdir())
+    except OSError:  # gone meanwhile, or not ours to look at
+        return True
+
+
 class PtyTransport(Worker, Transport):
     """The box on a pseudo-terminal: the host opens `path` (or `link`, a symlink kept pointing at
     the current pty) as its serial port. Pulling the cable closes the pty and opens a new one."""
@@ -374,7 +405,7 @@ class PtyTransport(Worker, Transport):
             raise PtyLinkError(f"cannot make the link {link}: folder {folder} {why}")
         if link.is_symlink():
             target = os.readlink(link)
-            if link.exists():  # the link leads somewhere: perhaps another dice-sim's pty
+            if link.exists() and _pty_owned(_owner_file(link), target):
                 raise PtyLinkError(f"cannot make the link {link}: it points to {target}, which is still there "
                                    "(is another dice-sim running?)")
             self.stale_link = target
@@ -395,6 +426,10 @@ class PtyTransport(Worker, Transport):
         if self.link is not None:
             tmp = self.link.with_name(self.link.name + ".new")
             try:
+                owner = _owner_file(self.link)  # first: a link never points without saying whose it is
+                owner_tmp = owner.with_name(owner.name + ".new")
+                owner_tmp.write_text(f"{os.getpid()}\n")
+                os.replace(owner_tmp, owner)
                 tmp.unlink(missing_ok=True)
                 tmp.symlink_to(self.path)
                 os.replace(tmp, self.link)
@@ -432,6 +467,7 @@ class PtyTransport(Worker, Transport):
         self._close()
         if self._linked:  # only a link this transport made: never what it refused to replace
             self.link.unlink(missing_ok=True)
+            _owner_file(self.link).unlink(missing_ok=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
