@@ -71,7 +71,9 @@ def test_companion_run_reads_rolls_from_dice_sim_over_tcp(tmp_path):
         e = events[0]
         assert e["source"] == "serial" and isinstance(e["boot_id"], str) and e["seq"] >= 1
         assert all(1 <= f <= 6 for f in e["faces"])
-        assert len({(x["boot_id"], x["seq"]) for x in dice_events()}) == len(dice_events())
+        # one read for both sides: presses still queued may record another roll between two reads
+        recorded = dice_events()
+        assert len({(x["boot_id"], x["seq"]) for x in recorded}) == len(recorded)
     finally:
         for p in (run, sim):
             if p is not None:
