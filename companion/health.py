@@ -27,6 +27,7 @@ from companion.config import Settings
 from companion.errors import CompanionError
 from companion.hardware.dice.link import open_error
 from companion.storage import StorageError
+from companion.storage.sqlite import lost_log
 from companion.storage.sqlite import verify as verify_log
 
 Level = Literal["ok", "warn", "fail", "off"]
@@ -291,6 +292,8 @@ def check_database(settings: Settings, store=None) -> Check:
     details: dict[str, Any] = {"path": str(db), "size_bytes": _size(db), "wal_bytes": _size(wal)}
     if db.parent.exists() and not db.parent.is_dir():
         return Check("game log", "fail", f"the data folder {db.parent} is a file, not a folder", details)
+    if (lost := lost_log(db)) is not None:  # a 0-byte or missing log where a game was recorded
+        return Check("game log", "fail", "the companion refuses to start on it: " + lost, details)
     if not db.exists():
         return Check("game log", "ok", f"no game log yet at {db} (made at the first start)", details)
     if db.stat().st_uid == os.getuid() and not (os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)):

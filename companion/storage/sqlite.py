@@ -85,13 +85,72 @@ def _full_disk_hint(path: Path) -> str:
     return f" (the disk is full: {free // 2**10} KiB free; make room and start again)" if free < FULL_DISK_BYTES else ""
 
 
+#: beside the log, `<log>.last-event`: the id of the latest event written (kept up to date every
+#: MARK_EVERY events and at each start). A log found empty or missing while this file says
+#: events were recorded is a lost log, not a fresh install (see docs/recovery.md).
+MARKER_SUFFIX = ".last-event"
+MARK_EVERY = 50
+
+
+def marker_path(path: str | Path) -> Path:
+    path = Path(path)
+    return path.with_name(path.name + MARKER_SUFFIX)
+
+
+def lost_log(path: str | Path) -> str | None:
+    """Why the game log at `path` must not be taken for a fresh one, else None: it is empty (0 bytes)
+    or missing although the data folder says events were recorded in it."""
+    path = Path(path)
+    marker = marker_path(path)
+    try:
+        last = int(marker.read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = None
+    except OSError:
+        return None
+    if last <= 0 or size:
+        return None  # nothing recorded, or a log with content (its own checks apply)
+    wal = path.with_name(path.name + "-wal")
+    try:
+        wal_size = wal.stat().st_size
+    except OSError:
+        wal_size = 0
+    why = (f"the game log {path} is {'missing' if size is None else 'empty (0 bytes)'}, but {marker.name} "
+           f"beside it says events up to {last} were recorded")
+    if wal_size:
+        why += f"; its write-ahead log {wal.name} ({wal_size} bytes) is still there and may hold recent events"
+    return (why + ". Nothing was started over it. Recover the log from a backup" +
+            (" or from the write-ahead log" if wal_size else "") + " (docs/recovery.md); to start a new log on "
+            f"purpose, move {path.name}{', ' + wal.name if wal_size else ''} and {marker.name} out of the folder")
+
+
+def _mark(path: Path, last: int) -> None:
+    """Write the marker (atomically; not synced: it only needs to outlive the next start). A
+    full disk loses the update, never the log."""
+    marker = marker_path(path)
+    tmp = marker.with_name(marker.name + ".new")
+    try:
+        tmp.write_text(f"{last}\n", encoding="ascii")
+        tmp.replace(marker)
+    except OSError:
+        pass
+
+
 class EventStore:
     """Append and read game events. Thread-safe; one connection guarded by a lock."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._marked: int | None = None  # the id the marker beside the log holds
+        self._last: int | None = None  # the latest id this store wrote
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if (lost := lost_log(self.path)) is not None:
+                raise StorageError(lost)
         try:
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -133,6 +192,10 @@ class EventStore:
             raise StorageError(f"{self.path} is not a game log: {e}") from None
         if str(self.path) != ":memory:":
             self._check_writable()
+            last = self._db.execute("SELECT MAX(id) FROM events").fetchone()[0]
+            if last:
+                _mark(self.path, last)
+                self._marked = last
 
     def _check_writable(self) -> None:
         """A log that opens but cannot be written (a read-only file or folder) would take every
@@ -158,6 +221,9 @@ class EventStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._last is not None and self._last != self._marked and str(self.path) != ":memory:":
+                _mark(self.path, self._last)
+                self._marked = self._last
 
     def __enter__(self) -> EventStore:
         return self
@@ -201,6 +267,10 @@ class EventStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
+            self._last = cur.lastrowid
+            if str(self.path) != ":memory:" and (self._marked is None or cur.lastrowid >= self._marked + MARK_EVERY):
+                _mark(self.path, cur.lastrowid)  # the first event, and then now and then (and at close)
+                self._marked = cur.lastrowid
         return Recorded(id=cur.lastrowid, game=game, at=at, event=event), True  # type: ignore[arg-type]
 
     def note_refused(self, key: str, reason: str) -> None:
