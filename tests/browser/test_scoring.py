@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
-from test_dashboard import css, join, text, wait, wait_live
+from test_dashboard import css, join, no_horizontal_scroll, text, wait, wait_live
 
 from companion.game.events import HandWon
 from companion.rules.variant import load_variant
@@ -74,6 +74,9 @@ def test_a_photographed_hand_is_corrected_marked_scored_and_recorded_once(live, 
     assert total >= 8 and f"{total} fans" in text(ann, '#score-result [data-score="total"]')
     assert {li.get_attribute("data-key") for li in ann.find_elements(By.CSS_SELECTOR, "#score-items li")} >= {
         "half_flush", "dragon_pung", "flower_tiles"}
+    assert no_horizontal_scroll(ann)  # 17 tiles wrap on a phone held in one hand
+    ann.execute_script("document.getElementById('score-tiles').scrollIntoView()")
+    ann.shot("score-the-hand")  # docs/screenshots/score-the-hand.png is a copy
 
     before = len(services.table.records())
     css(ann, "#score-record").click()
