@@ -38,11 +38,10 @@ NAME = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9a-f]{8}")
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all. Not synced (as the camera's samples): a photo lost to a power cut costs
+    little, while a sync would make the game log's own writes wait behind it on an SD card."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    tmp.write_bytes(data)
     os.replace(tmp, path)
 
 
@@ -112,6 +111,21 @@ class ScoredPhotos:
                 log.warning("scored hands: the labels of %s not kept: %s", name, e)
                 return False
         return True
+
+    def zip_bytes(self) -> bytes:
+        """Every kept photo with its JSON, and a README saying what the JSON holds."""
+        import io
+        import zipfile
+
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("README.txt", (__doc__ or "").strip() + "\n")
+            for name in self.names():
+                for suffix in (".jpg", ".json"):
+                    path = self.folder / f"{name}{suffix}"
+                    if path.is_file():
+                        z.write(path, path.name)
+        return buf.getvalue()
 
     def names(self) -> list[str]:
         """Kept photos, oldest first (a photo counts once its JSON is there)."""

@@ -48,7 +48,10 @@ def _scoring_words() -> dict:
 
         state = services().table.state
         return scoring_strings(current_language(), state.variant.terms if state is not None else None)
-    return {"scoring_words": scoring_words}
+
+    def scored_photos() -> int:
+        return len(_kept().names())
+    return {"scoring_words": scoring_words, "scored_photos": scored_photos}
 
 
 def allow_score_photo() -> None:
@@ -179,6 +182,21 @@ def score_request(hand: dict[str, Any], photo: bytes | None, variant, *, keep: b
     out.update(hand=hand, score=score.to_json(), record=record_value(score, system),
                ms={"read": round(1000 * (t1 - t0), 1), "score": round(1000 * (t2 - t1), 1)})
     return out
+
+
+@scoring_view.get("/scored-hands.zip")
+def download():
+    """The kept photos of scored hands with their labels (host only: they show the players' hands)."""
+    import datetime
+
+    from flask import Response
+
+    from companion.web.guard import require_host
+
+    require_host()
+    name = f"scored-hands-{datetime.datetime.now():%Y%m%d-%H%M}.zip"
+    return Response(_kept().zip_bytes(), mimetype="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
 @scoring_view.post("/api/score")

@@ -107,6 +107,22 @@ WORDS: dict[str, dict[str, str]] = {
                     "fr": "Compter la main de %(player)s"},
     "use_loser": {"en": "Use for %(player)s", "cs": "Použít pro %(player)s", "de": "Für %(player)s übernehmen",
                   "fr": "Garder pour %(player)s"},
+    "photos_title": {"en": "Photos of scored hands", "cs": "Fotky spočítaných her", "de": "Fotos gezählter Hände",
+                     "fr": "Photos des mains comptées"},
+    "photos_text": {"en": "Photos taken with “Score the hand” are kept with the players' corrections (%(count)s now, "
+                          "at most 500): labelled photos of real tiles, what the tile reading learns from. Download "
+                          "them and send them with a report when tiles were misread.",
+                    "cs": "Fotky z „Spočítat hru“ se uchovávají s opravami hráčů (nyní %(count)s, nejvýše 500): "
+                          "označené fotky skutečných kamenů, ze kterých se čtení kamenů učí. Když byly kameny "
+                          "přečteny špatně, stáhněte je a pošlete s hlášením.",
+                    "de": "Fotos aus „Hand zählen“ werden mit den Berichtigungen der Spieler aufbewahrt (jetzt "
+                          "%(count)s, höchstens 500): beschriftete Fotos echter Steine, aus denen das Lesen der Steine "
+                          "lernt. Wurden Steine falsch gelesen, laden Sie sie herunter und senden Sie sie mit einer "
+                          "Meldung.",
+                    "fr": "Les photos prises avec « Compter la main » sont gardées avec les corrections des joueurs "
+                          "(%(count)s maintenant, 500 au plus) : des photos annotées de vraies tuiles, dont la lecture "
+                          "des tuiles apprend. Si des tuiles ont été mal lues, téléchargez-les et envoyez-les avec "
+                          "votre signalement."},
     "record": {"en": "Record", "cs": "Zapsat", "de": "Eintragen", "fr": "Enregistrer"},
     "cancel": {"en": "Cancel", "cs": "Zrušit", "de": "Abbrechen", "fr": "Annuler"},
 }

@@ -15,7 +15,7 @@ from companion.rules.variant import load_variant
 from companion.scoring.kept import FOLDER, ScoredPhotos
 from companion.vision import scene
 from companion.vision.tiles import recognizer as recognizer_module
-from tests.integration.test_web_api import Phone, make_app
+from tests.integration.test_web_api import HOST_CODE, Phone, make_app
 
 PHOTO = Path(__file__).resolve().parents[1] / "fixtures" / "tiles" / "real" / "images" / "real_1.jpg"
 #: the scoring docs' example hand: pungs of all four winds (MCR "Big Four Winds")
@@ -226,3 +226,20 @@ def test_a_win_logged_before_scored_hands_existed_still_folds():
     event = msgspec.json.decode(old, type=GameEvent)
     assert isinstance(event, HandWon) and event.scored == [] and event.value == 24
     assert b"scored" not in msgspec.json.encode(event)
+
+
+def test_the_host_downloads_the_kept_photos_with_their_labels(table):
+    import zipfile
+
+    app, _services, _ = table
+    phone = playing(table, "mcr")
+    read = phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "hand.jpg")},
+                      content_type="multipart/form-data").json
+    assert phone.get("/scored-hands.zip").status_code == 403  # a player: the photos show hands
+    host = Phone(app, address="192.0.2.11")
+    assert host.join(code=HOST_CODE, role="host").status_code == 200
+    assert "scored-download" in host.get("/settings").get_data(as_text=True)
+    r = host.get("/scored-hands.zip")
+    assert r.status_code == 200 and r.mimetype == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(r.data)).namelist()
+    assert {"README.txt", f"{read['photo']}.jpg", f"{read['photo']}.json"} <= set(names)
