@@ -118,7 +118,7 @@ def observe(images, as_json, variant_ref, first_east_side, dealer, config_file, 
         if progress:
             click.echo(f"reading {i}/{len(images)}: {path}", err=True)
         try:
-            obs = analyse(read_image(path), scene, calibration=fixed, name=path)
+            obs = analyse(read_image(path), scene, calibration=fixed, name=path).to_json()
         except (CompanionError, ValueError) as e:
             failed += 1
             why = named(path, e)

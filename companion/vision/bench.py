@@ -264,13 +264,13 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
                                      camera_height_cm=round(abs(make_view(sc.camera, sc.table_size).centre[2]))
                                      if measured_height else None)
             c0, t0 = time.process_time(), time.perf_counter()
-            obs = analyse(image, settings, with_tiles=False)
+            obs = analyse(image, settings, with_tiles=False).to_json()
             ms.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
             counts = score(obs, t)
             if with_tiles:
                 t0 = time.perf_counter()
-                with_them = analyse(image, settings, with_tiles=True)
+                with_them = analyse(image, settings, with_tiles=True).to_json()
                 tiles_ms.append(max(0.0, (time.perf_counter() - t0) * 1000 - ms[-1]))
                 if pixels["tiles"] or with_them["tiles"]:
                     counts.update(score_tiles(with_them["tiles"], pixels["tiles"]))
@@ -278,7 +278,7 @@ def scenes(count, seed, levels, with_tiles, teach_first, resting_hands, hand_col
             if resting_hands:
                 colour = FELT[sc.look.felt % len(FELT)] if hand_colour == "felt" else None
                 covered, _ = render(resting_hand(sc, seed + i, colour))
-                hand = (covered, analyse(covered, settings, with_tiles=False))
+                hand = (covered, analyse(covered, settings, with_tiles=False).to_json())
                 counts.update(score_resting_hand(hand[1], t))
             if wrong := missed(counts):
                 name = f"{level}-{seed + i}"

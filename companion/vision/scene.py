@@ -25,6 +25,7 @@ from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
 from companion.vision.dice import DieReading, find_dice, on_table
 from companion.vision.geometry import TableLayout, TileSize, side_seats
+from companion.vision.observation import DieSeen, EastMarkerAt, Observation, SeatWall, TileSeen, Walls, WindDiscAt
 from companion.vision.wall_cover import SHADE_HAND_CM
 from companion.vision.walls import WallReading, read_walls
 
@@ -398,12 +399,14 @@ def warm_up() -> None:
 
 
 def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration | None = None,
-            *, with_tiles: bool = True, name: str = "") -> dict[str, Any]:
-    """Everything `companion observe` reports about one image."""
+            *, with_tiles: bool = True, name: str = "") -> Observation:
+    """Everything `companion observe` reports about one image (`Observation.to_json()`: its JSON)."""
     t0 = time.perf_counter()
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"{name or 'image'}: expected a BGR picture (height x width x 3)")
-    from companion.vision.tiles.recognizer import too_small  # read_image's rule and words for a file
+    from companion.vision.tiles.recognizer import (
+        too_small,  # read_image's rule and words for a file
+    )
 
     if small := too_small(name or "image", image.shape[1], image.shape[0]):
         raise ValueError(small)
@@ -411,38 +414,42 @@ def analyse(image: np.ndarray, settings: SceneSettings, calibration: Calibration
     if calibration is None:
         calibration, why = read_markers(image, settings.table_size) if settings.table_size else read_markers(image)
     cal = calibration
-    out: dict[str, Any] = {"image": name, "ms": 0.0, "calibrated": bool(cal and cal.calibrated)}
+    found: dict[str, Any]
     if cal is None or not cal.calibrated:
         cal = uncalibrated(image)
-        out.update(walls=None, east_marker=None, wind_shown=None)
+        found = {"walls": None, "east_marker": None, "wind_shown": None}
         if why:
-            out["calibration_note"] = why
+            found["calibration_note"] = why
         tiles, note = recognise_tiles(image) if with_tiles else ([], "not asked")
         # what the tiles rule out is not read at all (a cluttered photo of tiles has hundreds of
         # die-like marks, and reading each costs four runs of the face model)
         side = _sure_tile_side(tiles)
         readings = find_dice(image, skip=lambda s, box: _mark_on_tile(box, round(s, 4), tiles, side))
         readings = dice_among_tiles(readings, tiles)
-        dice = [d.to_json() for d in readings]
-        out["dice"] = dice
-        tiles = [t for t in tiles if not any(_inside(t["box"], d["box"]) for d in dice)]  # a die's face is no tile
+        dice = [DieSeen(**d.to_json()) for d in readings]
+        found["dice"] = dice
+        tiles = [t for t in tiles if not any(_inside(t["box"], d.box) for d in dice)]  # a die's face is no tile
+        calibrated = False
     else:
         if cal.image_size is None:  # a calibration given by hand: where the camera hangs needs the size too
             cal = replace(cal, image_size=(int(image.shape[1]), int(image.shape[0])))
         if settings.camera_height_cm and cal.camera_height_cm != settings.camera_height_cm:
             cal = replace(cal, camera_height_cm=settings.camera_height_cm)
-        out.update(_table(image, cal, settings))
-        tiles, note = (recognise_table_tiles(image, cal, settings.tile, _not_tiles(out, cal, settings))
+        found = _table(image, cal, settings)
+        tiles, note = (recognise_table_tiles(image, cal, settings.tile,
+                                             _not_tiles(Observation(image=name, ms=0.0, calibrated=True, **found),
+                                                        cal, settings))
                        if with_tiles else ([], "not asked"))
         if _is_grey(image):  # tile backs, the marker and the disc are told from the felt by colour
-            out.update(walls=None, east_marker=None, wind_shown=None,
-                       note="a grey picture: the walls, the East marker and the wind disc need colour")
+            found.update(walls=None, east_marker=None, wind_shown=None,
+                         note="a grey picture: the walls, the East marker and the wind disc need colour")
+        calibrated = True
     h, w = image.shape[:2]
-    out["tiles"] = [{**t, "box": _clip(t["box"], w, h)} for t in tiles]
     if note:
-        out["tiles_note"] = note
-    out["ms"] = round((time.perf_counter() - t0) * 1000, 1)
-    return out
+        found["tiles_note"] = note
+    return Observation(image=name, calibrated=calibrated, **found,
+                       tiles=[TileSeen(tile=t["tile"], box=_clip(t["box"], w, h), score=t["score"]) for t in tiles],
+                       ms=round((time.perf_counter() - t0) * 1000, 1))
 
 
 def dice_among_tiles(readings: list, tiles: list[dict]) -> list:
@@ -502,7 +509,7 @@ def _clip(box, w: int, h: int) -> list[float]:
             round(min(max(x2, 0.0), w), 1), round(min(max(y2, 0.0), h), 1)]
 
 
-def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list[tuple[float, float, float]]:
+def _not_tiles(seen: Observation, cal: Calibration, s: SceneSettings) -> list[tuple[float, float, float]]:
     """(x, y, radius) in table cm of what the analysis found that is not a face-up tile: the
     standing wall stacks (a tile's back seen from above), the dice, the wind disc and the East
     marker. Circles of half a tile's depth on every standing stack cover the wall's band: one
@@ -514,20 +521,20 @@ def _not_tiles(seen: dict[str, Any], cal: Calibration, s: SceneSettings) -> list
     top = 2 * s.tile.height
     lift = top / max(height - top, 10.0)  # a point at the top's height lands this much farther out
     out = []
-    for seat in seen["walls"]["seats"].values():
-        for k in seat["standing"]:
-            x, y = layout.stack_centre(seat["side"], k)
+    for seat in (seen.walls.seats if seen.walls else {}).values():
+        for k in seat.standing:
+            x, y = layout.stack_centre(seat.side, k)
             out.append((float(x), float(y), s.tile.depth / 2))
             out.append((float(x + (x - fx) * lift), float(y + (y - fy) * lift), s.tile.depth / 2))
-    for d in seen["dice"]:
-        x1, y1, x2, y2 = d["box"]
+    for d in seen.dice:
+        x1, y1, x2, y2 = d.box
         (x, y), = cal.to_table([[(x1 + x2) / 2, (y1 + y2) / 2]])
         out.append((float(x), float(y), s.die_cm))
-    if "wind_at" in seen:
-        (x, y), = cal.to_table([seen["wind_at"]["px"]])
+    if seen.wind_at:
+        (x, y), = cal.to_table([seen.wind_at.px])
         out.append((float(x), float(y), marker_reader.WIND_DISC_RADIUS_CM + 0.5))
-    if "east_marker_at" in seen:
-        (x, y), = cal.to_table([seen["east_marker_at"]["px"]])
+    if seen.east_marker_at:
+        (x, y), = cal.to_table([seen.east_marker_at.px])
         out.append((float(x), float(y), marker_reader.WIND_DISC_RADIUS_CM + 0.5))
     return out
 
@@ -565,7 +572,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
                        markers=[(*m.centre, m.reach_cm) for m in (marker, wind) if m is not None])
     sq = Square.for_variant(variant)
     ring, splits, high = [0] * sq.size, {}, {}
-    per_seat: dict[str, Any] = {}
+    per_seat: dict[str, SeatWall] = {}
     for side, reading in walls.items():
         seat = seats[side]
         heights = reading.heights or [0] * sq.n
@@ -579,9 +586,9 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
             if 1 <= k < sq.n:
                 splits[sq.index(seat, k)] = width
         standing = [k for k, hgt in enumerate(heights, 1) if hgt > 0]
-        per_seat[seat] = {"side": side, "standing": standing, "count": len(standing),
-                          "gaps": _gaps(heights), "splits": reading.splits,
-                          "half": [k for k, hgt in enumerate(heights, 1) if hgt == 1], "hidden": reading.hidden}
+        per_seat[seat] = SeatWall(side=side, standing=standing, count=len(standing), gaps=_gaps(heights),
+                                  splits=reading.splits, half=[k for k, hgt in enumerate(heights, 1) if hgt == 1],
+                                  hidden=reading.hidden)
     hidden = sorted(sq.index(seats[side], k) for side, r in walls.items() for k in r.hidden)
     loose_seen = set(high) if lift and on_top else set()
     at = find_break(variant, ring, splits, loose_seen)
@@ -603,34 +610,31 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         # laid there only when both are used); where more seem to, the two surest
         on_dead = sorted((i for i in dead if i in high), key=lambda i: -high[i])[:2]
         loose = [i for i in dead if i in on_dead] if lift and on_top else []
-    walls_json = {
-        "seats": per_seat,
-        "break": sq.stack_at(at).to_json() if at is not None else None,
-        "loose": [sq.stack_at(i).to_json() for i in loose],
-        "live_tiles": live,
-    }
+    seen = Walls(seats=per_seat, break_=tuple(sq.stack_at(at).to_json()) if at is not None else None,
+                 loose=[tuple(sq.stack_at(i).to_json()) for i in loose], live_tiles=live)
     if hidden:
-        walls_json["hidden"] = [sq.stack_at(i).to_json() for i in hidden]
-        walls_json["note"] = (f"something lies over {len(hidden)} stack{'s' if len(hidden) > 1 else ''} of the walls "
-                              "(a hand?): " + ("the break cannot be read and " if at is None else "")
-                              + "the live tiles cannot be counted")
+        seen.hidden = [tuple(sq.stack_at(i).to_json()) for i in hidden]
+        seen.note = (f"something lies over {len(hidden)} stack{'s' if len(hidden) > 1 else ''} of the walls "
+                     "(a hand?): " + ("the break cannot be read and " if at is None else "")
+                     + "the live tiles cannot be counted")
     length = wall_length(walls, sq.n)
     if length is not None:
-        walls_json["stacks_seen"], how = length
+        seen.stacks_seen, how = length
         other = (f"{'a wall looks' if how == 'longer' else 'the walls look'} {length[0]} stacks long, but the "
                  f"variant {variant.name} builds {sq.n}: is the variant right? (stacks are numbered as for {sq.n})")
-        walls_json["note"] = "; ".join(filter(None, (walls_json.get("note"), other)))
+        seen.note = "; ".join(filter(None, (seen.note or None, other)))
 
-    dice = [{**d.to_json(), "box": cal.box_to_image(d.box, M)} for d in found]
-    extra = {}
+    dice = [DieSeen(**{**d.to_json(), "box": cal.box_to_image(d.box, M)}) for d in found]
+    extra: dict[str, Any] = {}
     if marker is not None:
         px = cal.to_image([marker.centre])[0]
-        extra["east_marker_at"] = {"side": marker.side, "kind": marker.kind, "px": [round(float(v), 1) for v in px]}
+        extra["east_marker_at"] = EastMarkerAt(side=marker.side, kind=marker.kind,
+                                               px=[round(float(v), 1) for v in px])
     if wind is not None:
         px = cal.to_image([wind.centre])[0]
-        extra["wind_at"] = {"px": [round(float(v), 1) for v in px], "score": round(wind.score, 3)}
+        extra["wind_at"] = WindDiscAt(px=[round(float(v), 1) for v in px], score=round(wind.score, 3))
     return {
-        "walls": walls_json,
+        "walls": seen,
         "dice": dice,
         "east_marker": seats[marker.side] if marker else None,
         "wind_shown": wind.wind if wind else None,

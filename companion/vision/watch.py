@@ -168,7 +168,6 @@ class TableWatcher(Worker):
         except CalibrationError as e:  # a damaged or impossible file: the host sets them again
             log.warning("vision: %s", e)
         self.memory = _Memory()
-        self.observations = 0
         #: readings set aside because the game changed while their frame was read (`process`)
         self.stale_readings = 0
 
@@ -290,10 +289,10 @@ class TableWatcher(Worker):
         self._fit_corners(frame.image.shape[1], frame.image.shape[0])
         cal = self.calibration.update(frame.image)
         scene = self.scene_settings(state.variant, state.dealer)
-        obs = analyse(frame.image, scene, calibration=cal, with_tiles=self.settings.read_tiles, name=f"frame {frame.seq}")
-        obs["seq"] = frame.seq
-        obs["size"] = [int(frame.image.shape[1]), int(frame.image.shape[0])]
-        self.observations += 1
+        seen = analyse(frame.image, scene, calibration=cal, with_tiles=self.settings.read_tiles, name=f"frame {frame.seq}")
+        seen.seq = frame.seq
+        seen.size = [int(frame.image.shape[1]), int(frame.image.shape[0])]
+        obs = seen.to_json()  # what the live view draws and a sample keeps
         self.hub.publish("observation", obs)
         self._status(True)
         self._acted = {"why": [], "recorded": []}

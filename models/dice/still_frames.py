@@ -40,7 +40,7 @@ def main() -> None:
         settings = SceneSettings(scene_variant(truth["variant"]), truth["first_east_side"], truth["dealer"])
         mean = np.clip(np.mean([f[0].astype(np.float32) for f in frames], axis=0) + 0.5, 0, 255).astype(np.uint8)
         for key, image in (("one", frames[0][0]), ("mean", mean)):
-            counts = score(analyse(image, settings, with_tiles=False), truth)
+            counts = score(analyse(image, settings, with_tiles=False).to_json(), truth)
             for m, (ok, n) in counts.items():
                 got = tally[key].setdefault(m, [0, 0])
                 got[0] += ok

@@ -48,7 +48,7 @@ def main() -> None:
                 angle = rng.uniform(0, 2 * np.pi, 4)
                 length = rng.uniform(0, off, 4)
                 moved = corners + np.stack([np.cos(angle), np.sin(angle)], 1) * length[:, None]
-                walls = analyse(image, settings, calibration=manual(moved, sc.table_size), with_tiles=False)["walls"]
+                walls = analyse(image, settings, calibration=manual(moved, sc.table_size), with_tiles=False).to_json()["walls"]
                 walls = walls or {"seats": {}, "break": None}
                 ok = (all(walls["seats"].get(s, {}).get("standing") == truth["walls"][s] for s in "ESWN")
                       and walls["break"] == truth["break"])

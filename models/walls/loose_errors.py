@@ -38,7 +38,7 @@ def read_level(first: int, count: int, level: str, taken: int, show: bool) -> tu
             continue
         image, pixels = render(sc)
         settings = table_scene.SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
-        obs = table_scene.analyse(image, settings, with_tiles=False)
+        obs = table_scene.analyse(image, settings, with_tiles=False).to_json()
         # the bench's own verdict (`bench.score`: counted only where the break was read right)
         verdict = bench.score(obs, {**t, "dice": pixels["dice"], "hidden": pixels["hidden"]}).get("loose")
         if verdict is None:

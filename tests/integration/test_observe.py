@@ -166,7 +166,7 @@ def test_wall_backs_seen_at_a_slant_are_not_face_up_tiles():
     sc = random_scene(2, "medium", "broken")
     image, _ = render(sc)
     t = sc.truth
-    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])).to_json()
     assert {s: w["standing"] for s, w in obs["walls"]["seats"].items()} == t["walls"]
     assert obs["tiles"] == []  # built and broken: nothing lies face up
 
@@ -181,12 +181,12 @@ def test_a_grey_picture_gives_no_made_up_walls_and_a_photo_no_tiles_on_its_dice(
     image, _ = render(sc)
     grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     t = sc.truth
-    obs = analyse(grey, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    obs = analyse(grey, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])).to_json()
     assert obs["calibrated"] is True and obs["walls"] is None and obs["east_marker"] is None
     assert "grey picture" in obs["note"]
 
     photo = cv2.imread(str(Path(__file__).parents[2] / "models" / "dice" / "fixtures" / "IMG_20191208_112340.jpg"))
-    obs = analyse(photo, SceneSettings(scene_variant("classical"), "bottom", 0))
+    obs = analyse(photo, SceneSettings(scene_variant("classical"), "bottom", 0)).to_json()
     assert obs["calibrated"] is False and obs["calibration_note"] == "no markers" and obs["dice"]
     for tile in obs["tiles"]:
         x, y = (tile["box"][0] + tile["box"][2]) / 2, (tile["box"][1] + tile["box"][3]) / 2
@@ -206,11 +206,11 @@ def test_a_photo_of_tiles_gives_its_tiles_not_dice_and_a_photo_of_dice_keeps_the
     settings = SceneSettings(scene_variant("classical"), "bottom", 0)
     tiles = cv2.imread(str(root / "tests" / "fixtures" / "tiles" / "real" / "images" / "real_3.jpg"))
     assert len(find_dice(tiles)) > 20  # what the dice reader alone makes of it
-    obs = analyse(tiles, settings)
+    obs = analyse(tiles, settings).to_json()
     assert obs["dice"] == [] and len(obs["tiles"]) >= 30
     for name in ("IMG_20191208_111328.jpg", "IMG_20191208_112340.jpg", "IMG_20191208_112920.jpg"):
         dice = cv2.imread(str(root / "models" / "dice" / "fixtures" / name))
-        assert len(analyse(dice, settings)["dice"]) == len(find_dice(dice)) >= 10
+        assert len(analyse(dice, settings).to_json()["dice"]) == len(find_dice(dice)) >= 10
 
 
 def test_tile_boxes_stay_inside_a_cut_off_picture():
@@ -221,7 +221,7 @@ def test_tile_boxes_stay_inside_a_cut_off_picture():
     image, _ = render(sc)
     cut = image[:600]  # the bottom wall's discards run off the picture
     t = sc.truth
-    obs = analyse(cut, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    obs = analyse(cut, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])).to_json()
     assert obs["tiles"]
     for tile in obs["tiles"]:
         x1, y1, x2, y2 = tile["box"]

@@ -148,7 +148,7 @@ def test_the_live_views_caption_reads_what_the_scene_analysis_gives():
     sc = random_scene(2, "easy", stage="broken", variant_name="classical")
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert overlay._summary(obs).startswith(f"break at {t['break'][0]}{t['break'][1]} | {t['live_tiles']} live tiles")
 
 

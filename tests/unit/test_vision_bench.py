@@ -186,9 +186,9 @@ def test_the_scene_bench_keeps_each_scene_read_wrong_to_be_looked_at(monkeypatch
 
     def misread_the_wind(image, settings, *a, **kw):
         got = analyse(image, settings, *a, **kw)
-        seen.append(got["wind_shown"])
+        seen.append(got.wind_shown)
         if len(seen) == 3:  # the third scene (the first call is the warm-up frame)
-            got["wind_shown"] = {"E": "S", "S": "W", "W": "N", "N": "E"}.get(got["wind_shown"], "E")
+            got.wind_shown = {"E": "S", "S": "W", "W": "N", "N": "E"}.get(got.wind_shown, "E")
         return got
 
     monkeypatch.setattr(scene, "analyse", misread_the_wind)

@@ -200,14 +200,14 @@ def _bench_dice(seed: int, level: str) -> tuple[list, list]:
     sc = random_scene(seed, level)
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     return tuple(sorted((d["face"], d["cocked"]) for d in dice) for dice in (obs["dice"], t["dice"]))
 
 
 def _read(sc):
     image, _ = render(sc)
     obs = analyse(image, SceneSettings(scene_variant("classical"), sc.truth["first_east_side"], sc.truth["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["calibrated"]
     return obs["dice"]
 

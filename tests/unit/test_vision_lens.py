@@ -100,7 +100,7 @@ def test_the_table_through_a_strong_barrel_lens_is_read_whole():
     image, pixels = render(sc)
     truth = {**sc.truth, "dice": pixels["dice"], "hidden": pixels["hidden"]}
     obs = analyse(image, SceneSettings(scene_variant(truth["variant"]), truth["first_east_side"], truth["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     counts = score(obs, truth)
     assert {"walls", "break", "live_tiles", "dice", "east_marker", "wind"} <= set(counts)
     assert {m: ok for m, (ok, n) in counts.items() if ok != n} == {}

@@ -62,7 +62,7 @@ def _observe(seed: int, level: str):
     sc = random_scene(seed, level)
     t = sc.truth
     settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
-    return analyse(render(sc)[0], settings, with_tiles=False), t
+    return analyse(render(sc)[0], settings, with_tiles=False).to_json(), t
 
 
 def test_a_loose_tile_laid_inwards_is_found_by_the_model(monkeypatch):

@@ -64,7 +64,7 @@ def test_a_wind_disc_a_hand_reaches_over_is_read():
     image, pixels = render(sc)
     assert 0.1 < pixels["hidden"]["wind"] < 0.4  # partly covered, and the bench counts it
     obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["wind_shown"] == t["wind_shown"] == "S"
 
 
@@ -73,7 +73,7 @@ def test_east_marker_and_wind_found_in_rendered_scenes(seed):
     sc = random_scene(seed, "medium")
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["east_marker"] == t["east_marker"]
     assert obs["wind_shown"] == t["wind_shown"]
 
@@ -85,7 +85,7 @@ def test_a_dealer_button_in_a_dark_corner_is_found():
     sc = random_scene(90056, "hard")
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["east_marker"] == t["east_marker"] == "E"
 
 
@@ -96,7 +96,7 @@ def test_a_dealer_button_under_a_dull_light_is_found():
     sc = random_scene(20154, "hard")
     t = sc.truth
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["east_marker"] == t["east_marker"]
     assert obs["east_marker"] is not None
 
@@ -112,7 +112,7 @@ def test_a_wind_box_a_hand_half_covers_is_found_by_its_disc(seed, covered):
     t = sc.truth
     assert sc.east_marker.kind == "box"
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     assert obs["east_marker"] == t["east_marker"]
     assert obs["east_marker_at"]["kind"] == "box"
     assert obs["wind_shown"] == t["wind_shown"]

@@ -64,3 +64,25 @@ if __name__ == "__main__":
     for n in NAMES:
         (FIXTURES / f"{n}.json").write_text(as_text(observe(n)))
         print(n)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_observation_read_back_from_its_json_gives_the_same_json(name):
+    from companion.vision.observation import Observation
+
+    text = (FIXTURES / f"{name}.json").read_text()
+    back = Observation.from_json(json.loads(text))
+    assert back.to_json() == json.loads(text)  # lists, not tuples: the same values as JSON reads back
+    assert json.dumps(back.to_json(), indent=1) + "\n" == text
+    assert Observation.from_json(back.to_json()) == back
+
+
+def test_a_malformed_observation_names_the_field():
+    import msgspec
+
+    from companion.vision.observation import Observation
+
+    data = json.loads((FIXTURES / "broken_classical_easy.json").read_text())
+    data["walls"]["seats"]["E"]["standing"] = "all"
+    with pytest.raises(msgspec.ValidationError, match=r"walls.seats\[...\].standing"):
+        Observation.from_json(data)

@@ -28,7 +28,7 @@ def test_discards_on_a_table_frame_are_found_in_camera_pixels(look):
     sc = random_scene(6, "easy", stage="dealt")
     image, pixels = render(sc)
     t = sc.truth
-    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]))
+    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])).to_json()
     assert obs["calibrated"] and len(pixels["tiles"]) == 21
     got = score_tiles(obs["tiles"], pixels["tiles"])
     found, true = got["tiles_found"]
@@ -44,7 +44,7 @@ def test_tiles_can_be_left_out():
     sc = random_scene(6, "easy", stage="dealt")
     image, _ = render(sc)
     t = sc.truth
-    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]), with_tiles=False)
+    obs = analyse(image, SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]), with_tiles=False).to_json()
     assert obs["tiles"] == [] and obs["tiles_note"] == "not asked"
 
 
@@ -58,7 +58,7 @@ def _no_tiles_scene(seed: int):
     image, pixels = render(sc)
     t = sc.truth
     settings = SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"])
-    obs = analyse(image, settings)
+    obs = analyse(image, settings).to_json()
     assert pixels["tiles"] == []
     cal = from_markers(image)
     alone, _ = recognise_table_tiles(image, cal, settings.tile)
@@ -76,6 +76,7 @@ def test_dice_and_the_wind_disc_are_not_taken_for_tiles():
 
 def test_the_walls_tile_backs_are_not_taken_for_tiles():
     from companion.vision.geometry import TableLayout
+    from companion.vision.observation import Observation
     from companion.vision.scene import _not_tiles
 
     # two dice, the wind disc and the East marker: read alone, the windows take a dozen things
@@ -89,7 +90,7 @@ def test_the_walls_tile_backs_are_not_taken_for_tiles():
     assert len(on_walls) >= 5
     # two circles per standing stack (where it stands, and where its top is seen: farther from
     # the camera's foot), then the dice, the wind disc and the East marker
-    circles = _not_tiles(obs, cal, settings)
+    circles = _not_tiles(Observation.from_json(obs), cal, settings)
     assert len(circles) == 2 * len(stacks) + 4
     from companion.vision.calibrate import camera_position
 

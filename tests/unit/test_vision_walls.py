@@ -22,7 +22,7 @@ def observe(seed: int, level: str = "easy", hand: bool | str = False, **kw):
     if hand:
         sc = resting_hand(sc, seed, FELT[sc.look.felt % len(FELT)] if hand == "felt" else None)
     obs = analyse(render(sc)[0], SceneSettings(scene_variant(t["variant"]), t["first_east_side"], t["dealer"]),
-                  with_tiles=False)
+                  with_tiles=False).to_json()
     return obs, t
 
 
@@ -62,7 +62,7 @@ def test_walls_split_for_the_break_still_tell_they_are_shorter_than_the_variant_
         sc = random_scene(seed, "easy")
         t = sc.truth
         obs = analyse(render(sc)[0], SceneSettings(scene_variant(as_variant), t["first_east_side"], t["dealer"]),
-                      with_tiles=False)
+                      with_tiles=False).to_json()
         return t, obs["walls"].get("stacks_seen")
 
     t, seen = length_seen(193, "classical")
@@ -455,6 +455,6 @@ def test_a_blank_table_has_no_walls():
     cal = manual([[280, 0], [1000, 0], [1000, 720], [280, 720]])
     felt = np.zeros((720, 1280, 3), np.uint8)
     felt[:] = (60, 110, 40)  # a green cloth (a grey picture is one the walls cannot be read from at all)
-    obs = analyse(felt, SceneSettings(load_variant("classical")), calibration=cal, with_tiles=False)
+    obs = analyse(felt, SceneSettings(load_variant("classical")), calibration=cal, with_tiles=False).to_json()
     assert all(w["count"] == 0 for w in obs["walls"]["seats"].values())
     assert obs["walls"]["break"] is None and obs["walls"]["live_tiles"] is None
