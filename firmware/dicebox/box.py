@@ -7,7 +7,7 @@ the messages and their meaning.
 
 from dicebox import FW_VERSION, N_DICE
 from dicebox.debounce import Debouncer, ShakeDetector
-from dicebox.frame import MAX_LINE, decode, encode
+from dicebox.frame import MAX_LINE, PROTOCOL, decode, encode
 from dicebox.rng import DiceRng
 
 OUTBOX_FILE = "outbox"
@@ -48,11 +48,12 @@ class DiceBox:
         now = hal.ticks_ms()
         stored = hal.load(OUTBOX_FILE)
         for line in (stored or "").split("\n"):
-            fields = decode(line.encode())
+            fields = decode(line.encode(), legacy=True)  # an older firmware's (XOR) reports too
             if fields and len(fields) >= 3 and fields[2].isdigit():
-                # reports from before a reset or power loss keep their own boot id and seq
-                self.outbox.append([fields[1], int(fields[2]), line.encode() + b"\r\n", now, self.RESEND_MS])
-        self.send("HELLO", FW_VERSION, self.boot_id, n_dice)
+                # reports from before a reset or power loss keep their own boot id and seq; framed
+                # again as this protocol frames them (a firmware update loses no stored report)
+                self.outbox.append([fields[1], int(fields[2]), encode(*fields), now, self.RESEND_MS])
+        self.send("HELLO", FW_VERSION, self.boot_id, n_dice, PROTOCOL)
         hal.show(self.faces)
 
     # --- the loop ----------------------------------------------------------------------------
@@ -181,7 +182,7 @@ class DiceBox:
         elif kind == "PING":
             self.send("PONG")
         else:
-            self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice)
+            self.send("HELLO", FW_VERSION, self.boot_id, self.n_dice, PROTOCOL)
 
     def _ack(self, boot_id, seq):
         if not seq.isdigit():

@@ -45,7 +45,7 @@ def kinds(lines):
 
 def test_the_box_introduces_itself_at_boot():
     b = Bench()
-    assert b.lines() == [["HELLO", FW_VERSION, b.box.boot_id, "2"]]
+    assert b.lines() == [["HELLO", FW_VERSION, b.box.boot_id, "2", "2"]]  # 2 dice, protocol 2
     assert len(b.box.boot_id) == 8
 
 
@@ -356,18 +356,19 @@ def test_the_loop_feeds_the_watchdog_on_every_tick():
 def test_a_line_of_exactly_128_bytes_with_a_bare_newline_is_accepted_as_the_host_accepts_it():
     from companion.hardware.dice import protocol
 
-    body = b"PING," + b"x" * (128 - 1 - 4 - len(b"PING,"))  # '$' + body + '*HH' + '\n' = 128 bytes
-    line = b"$" + body + b"*" + b"%02X" % checksum(body) + b"\n"
+    body = b"PING," + b"x" * (128 - 1 - 6 - len(b"PING,"))  # '$' + body + '*HHHH' + '\n' = 128 bytes
+    line = b"$" + body + b"*" + b"%04X" % checksum(body) + b"\n"
     assert len(line) == 128
     assert decode(line) == ["PING", body[5:].decode()]
     assert protocol.MAX_LINE == 128 and len(line) <= protocol.MAX_LINE
     assert decode(line[:-1] + b"\r\n") is None  # 129 bytes with CR LF: one over
 
 
-def test_frames_carry_the_xor_checksum_of_the_bytes_between_dollar_and_star():
+def test_frames_carry_the_crc16_of_the_bytes_between_dollar_and_star():
     line = encode("ROLL", "a1b2c3d4", 7, 3, 5)
     body = line[1:line.index(b"*")]
-    assert line.endswith(b"*%02X\r\n" % checksum(body))
+    assert checksum(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE's check value
+    assert line.endswith(b"*%04X\r\n" % checksum(body))
     assert decode(line) == ["ROLL", "a1b2c3d4", "7", "3", "5"]
 
 

@@ -141,7 +141,7 @@ def test_fuzz_random_bytes_never_crash_the_reader_and_never_reach_the_game_log(d
 
 def test_bad_lines_are_counted_by_kind_and_change_nothing(table):
     link = DiceLink("loop://", table)
-    reply = link.process(b"$ROLL,b1,1,3,4*00\r\n" + b"\xff\xfe\r\n" + b"$" + b"9" * 300 + b"\r\n"
+    reply = link.process(b"$ROLL,b1,1,3,4*0000\r\n" + b"\xff\xfe\r\n" + b"$" + b"9" * 300 + b"\r\n"
                          + frame("FOO") + frame("ROLL", "b1", 1, 3, 7) + frame("ROLL", "b1", "x", 3, 4))
     assert reply == b""
     errors = link.status["errors"]
@@ -215,14 +215,14 @@ def test_cocked_die_waits_for_its_rethrow_and_prompts_the_players(table, warning
 
 def test_a_cocked_report_without_faces_asks_for_the_whole_throw_again(table, warnings):
     link = DiceLink("loop://", table)
-    link.process(frame("HELLO", "2.0", "b1", 2) + frame("COCKED", "b1", 1, 0))
+    link.process(frame("HELLO", "2.0", "b1", 2, 2) + frame("COCKED", "b1", 1, 0))
     assert table.state.expected_throw()["rethrow"] == [0, 1]
     assert sorted(w["die"] for w in warnings if w["code"] == "rethrow") == [0, 1]
 
 
 def test_a_cocked_report_naming_a_die_the_box_does_not_have_is_a_bad_field(table, warnings):
     link = DiceLink("loop://", table)
-    reply = link.process(frame("HELLO", "2.0", "b1", 2) + frame("COCKED", "b1", 1, 5))
+    reply = link.process(frame("HELLO", "2.0", "b1", 2, 2) + frame("COCKED", "b1", 1, 5))
     assert reply == b"" and link.status["errors"]["bad_field"] == 1  # not acknowledged, not thrown
     assert dice_events(table) == [] and not [w for w in warnings if w["code"] == "rethrow"]
 
@@ -244,7 +244,7 @@ def test_no_ack_when_the_log_cannot_be_written_so_the_box_resends(table, monkeyp
 
 def test_hello_and_box_errors_show_in_the_link_status(table):
     link = DiceLink("/dev/ttyACM0", table)
-    link.process(frame("HELLO", "1.0.0", "cafe0001", 2) + frame("ERR", "bad_frame", "bad checksum") + frame("PONG"))
+    link.process(frame("HELLO", "1.0.0", "cafe0001", 2, 2) + frame("ERR", "bad_frame", "bad checksum") + frame("PONG"))
     s = table.hub.status["dice"]
     assert (s["kind"], s["url"], s["firmware"], s["boot_id"]) == ("serial", "/dev/ttyACM0", "1.0.0", "cafe0001")
     assert s["errors"]["device"] == 1 and "bad_frame" in s["last_error"]

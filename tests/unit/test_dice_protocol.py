@@ -25,14 +25,14 @@ from companion.hardware.dice.protocol import (
 )
 
 
-def test_the_checksum_is_the_xor_of_the_bytes_between_dollar_and_star():
-    # worked example from hardware_docs/dice-protocol.md
-    assert checksum(b"PING") == 0x50 ^ 0x49 ^ 0x4E ^ 0x47 == 0x10
-    assert frame("PING") == b"$PING*10\r\n"
+def test_the_checksum_is_the_crc16_ccitt_false_of_the_bytes_between_dollar_and_star():
+    # CRC-16/CCITT-FALSE's check value, and the worked example from hardware_docs/dice-protocol.md
+    assert checksum(b"123456789") == 0x29B1
+    assert frame("PING") == b"$PING*%04X\r\n" % checksum(b"PING")
 
 
 @pytest.mark.parametrize("line, message", [
-    (frame("HELLO", "1.0.0", "a1b2c3d4", 2), Hello("1.0.0", "a1b2c3d4", 2)),
+    (frame("HELLO", "1.0.0", "a1b2c3d4", 2, 2), Hello("1.0.0", "a1b2c3d4", 2, 2)),
     (frame("HELLO"), HelloQuery()),
     (frame("ROLLING", "a1b2c3d4", 7), Rolling("a1b2c3d4", 7)),
     (frame("ROLL", "a1b2c3d4", 7, 3, 6), Roll("a1b2c3d4", 7, (3, 6))),
@@ -56,8 +56,9 @@ def test_valid_lines_parse_to_their_messages_and_back(line, message):
     (b"ROLL,ab,1,3,4*00\r\n", "bad_framing"),
     (b"$ROLL,ab,1,3,4\r\n", "bad_framing"),
     (b"$ROLL,ab,1,3,4*1\r\n", "bad_framing"),
-    (b"$ROLL,ab,1,3,4*00\r\n", "bad_checksum"),
-    (b"$ROLL,ab,1,3,4*ZZ\r\n", "bad_checksum"),
+    (b"$ROLL,ab,1,3,4*0000\r\n", "bad_checksum"),
+    (b"$ROLL,ab,1,3,4*ZZZZ\r\n", "bad_checksum"),
+    (b"$ROLL,ab,1,3,4*00\r\n", "bad_framing"),
     (frame("FOO", 1), "unknown_type"),
     (frame("roll", "ab", 1, 3, 4), "unknown_type"),
     (frame("ROLL", "ab", 1, 7, 4), "bad_face"),
@@ -93,7 +94,7 @@ def test_fields_cannot_carry_the_reserved_or_non_ascii_characters(field):
 
 
 def test_the_firmware_and_the_host_frame_lines_identically():
-    for fields in [("HELLO", "1.0.0", "abcd1234", 2), ("ROLL", "abcd1234", 12, 6, 1), ("PONG",),
+    for fields in [("HELLO", "1.0.0", "abcd1234", 2, 2), ("ROLL", "abcd1234", 12, 6, 1), ("PONG",),
                    ("ERR", "too_long", "line over 128 bytes")]:
         assert firmware_encode(*fields) == frame(*fields)
 

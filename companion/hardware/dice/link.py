@@ -195,6 +195,8 @@ class DiceLink(Worker):
     def _bad(self, e: ProtocolError) -> None:
         with self._lock:
             self.errors[e.code] += 1
+            if e.code == "old_protocol":  # nothing it sends can be read: say why on the phones and in doctor
+                self.last_error = str(e)
         log.warning("dice box: %s (%s): %r", e.code, e, e.line[:60])
 
     def _handle(self, msg: Message) -> tuple[list[bytes], bool]:
@@ -210,7 +212,7 @@ class DiceLink(Worker):
                 with self._lock:
                     self.rolling = True
                 return [], True
-            case Hello(firmware, boot_id, n_dice):
+            case Hello(firmware, boot_id, n_dice, _):
                 with self._lock:
                     self.firmware, self.boot_id, self.n_dice = firmware, boot_id, n_dice
                 log.info("dice box: firmware %s, boot %s, %d dice", firmware, boot_id, n_dice)

@@ -1,7 +1,8 @@
 """The dice box wire protocol, host side: pure parsing and formatting (hardware_docs/dice-protocol.md).
 
-Lines are ASCII, `$TYPE,field,...*HH\\r\\n`, HH = hex XOR of the bytes between `$` and `*`, at
-most 128 bytes with the line ending. `LineSplitter` cuts a byte stream into lines (dropping
+Lines are ASCII, `$TYPE,field,...*HHHH\\r\\n`, HHHH = hex CRC-16/CCITT-FALSE of the bytes between
+`$` and `*` (protocol 2; protocol 1's XOR byte let two flips of one bit in two digits through), at
+most 128 bytes with the line ending. A box of protocol 1 is named as such (`old_protocol`). `LineSplitter` cuts a byte stream into lines (dropping
 over-long ones whole); `parse()` turns one line into a message or raises `ProtocolError`
 whose `code` names the counter it belongs to. Nothing here does I/O, so tables of lines
 (and a fuzzer) test it directly.
@@ -10,6 +11,7 @@ whose `code` names the counter it belongs to. Nothing here does I/O, so tables o
 from __future__ import annotations
 
 import re
+from binascii import crc_hqx
 from dataclasses import dataclass
 from typing import Union
 
@@ -20,11 +22,18 @@ BAUD = 115200
 MAX_DICE = 8
 
 #: every ProtocolError code, i.e. the error counters the link keeps
-ERROR_CODES = ("too_long", "non_ascii", "bad_framing", "bad_checksum", "unknown_type", "bad_field", "bad_face")
+ERROR_CODES = ("too_long", "non_ascii", "bad_framing", "bad_checksum", "unknown_type", "bad_field", "bad_face",
+               "old_protocol")
+#: the protocol this host speaks, said in the box's HELLO (1: XOR checksums, 2: CRC-16)
+PROTOCOL = 2
+#: what an old box is told to do
+OLD_BOX = ("the dice box speaks protocol 1 (XOR checksums); this companion needs protocol 2 (CRC-16): "
+           "update the box's firmware (firmware/README.md)")
 
 _BOOT_ID = re.compile(r"[0-9A-Za-z_-]{1,16}\Z")
 _NUMBER = re.compile(r"[0-9]{1,9}\Z")
 _TEXT = re.compile(r"[\x20-\x7e]{0,100}\Z")
+_HEX = re.compile(rb"[0-9A-F]+\Z")  # upper case only: a flipped bit 5 makes a lower-case digit
 
 
 class ProtocolError(CompanionError, ValueError):
@@ -44,6 +53,7 @@ class Hello:
     firmware: str
     boot_id: str
     n_dice: int
+    protocol: int = PROTOCOL
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,13 @@ Message = Union[Hello, HelloQuery, Rolling, Roll, Cocked, Err, Ack, Ping, Pong]
 
 # --- formatting ----------------------------------------------------------------------------------
 def checksum(body: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF; b"123456789" -> 0x29B1): every single- and
+    double-bit error in a line is caught (tests/unit/test_dice_crc.py)."""
+    return crc_hqx(body, 0xFFFF)
+
+
+def xor_checksum(body: bytes) -> int:
+    """Protocol 1's check, only to recognise an old box."""
     x = 0
     for b in body:
         x ^= b
@@ -128,13 +145,13 @@ def frame(kind: str, *fields: object) -> bytes:
     if _RESERVED.search(text):
         raise ValueError(f"{text!r}: fields must be printable ASCII without '$' or '*'")
     body = text.encode("ascii")
-    return b"$%s*%02X\r\n" % (body, checksum(body))
+    return b"$%s*%04X\r\n" % (body, checksum(body))
 
 
 def encode(msg: Message) -> bytes:
     match msg:
-        case Hello(firmware, boot_id, n_dice):
-            return frame("HELLO", firmware, boot_id, n_dice)
+        case Hello(firmware, boot_id, n_dice, protocol):
+            return frame("HELLO", firmware, boot_id, n_dice, protocol)
         case HelloQuery():
             return frame("HELLO")
         case Rolling(boot_id, seq):
@@ -181,13 +198,18 @@ def _fields(kind: str, f: list[str], n_dice: int | None = None) -> Message:
     n = len(f)
     if kind == "HELLO" and n == 0:
         return HelloQuery()
-    if kind == "HELLO" and n == 3:
+    if kind == "HELLO" and n in (3, 4):
         if not _TEXT.match(f[0]) or not f[0]:
             raise ProtocolError("bad_field", "firmware version")
         dice = _number(f[2], "number of dice")
         if not 1 <= dice <= MAX_DICE:
             raise ProtocolError("bad_field", f"{dice} dice")
-        return Hello(f[0], _boot_id(f[1]), dice)
+        protocol = _number(f[3], "protocol") if n == 4 else 1
+        if protocol != PROTOCOL:
+            raise ProtocolError("old_protocol", OLD_BOX if protocol < PROTOCOL else
+                                f"the dice box speaks protocol {protocol}; this companion knows up to {PROTOCOL}: "
+                                "update the companion")
+        return Hello(f[0], _boot_id(f[1]), dice, protocol)
     if kind == "ROLLING" and n == 2:
         return Rolling(_boot_id(f[0]), _number(f[1], "seq"))
     if kind == "ROLL" and n >= 3:
@@ -227,15 +249,14 @@ def parse(line: bytes, n_dice: int | None = None) -> Message:
     text = line.rstrip(b"\r\n")
     if any(b < 0x20 or b > 0x7E for b in text):
         raise ProtocolError("non_ascii", "control or non-ASCII bytes in the line", line)
-    if len(text) < 4 or text[:1] != b"$" or text[-3:-2] != b"*":
-        raise ProtocolError("bad_framing", "not framed as $TYPE,...*HH", line)
-    body, given = text[1:-3], text[-2:]
-    try:
-        ok = int(given, 16) == checksum(body)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ProtocolError("bad_checksum", f"checksum {given.decode()} does not match {checksum(body):02X}", line)
+    if len(text) >= 4 and text[:1] == b"$" and text[-3:-2] == b"*" and _HEX.match(text[-2:]) \
+            and int(text[-2:], 16) == xor_checksum(text[1:-3]):
+        raise ProtocolError("old_protocol", OLD_BOX, line)  # a whole protocol 1 line, its XOR right
+    if len(text) < 6 or text[:1] != b"$" or text[-5:-4] != b"*":
+        raise ProtocolError("bad_framing", "not framed as $TYPE,...*HHHH", line)
+    body, given = text[1:-5], text[-4:]
+    if not (_HEX.match(given) and int(given, 16) == checksum(body)):
+        raise ProtocolError("bad_checksum", f"checksum {given.decode()} does not match {checksum(body):04X}", line)
     kind, *fields = body.decode("ascii").split(",")
     try:
         return _fields(kind, fields, n_dice)

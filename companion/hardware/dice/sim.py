@@ -254,7 +254,7 @@ class VirtualDiceBox(Worker):
         if kind == 1:
             return b"$" + b"X" * rng.randrange(130, 300) + b"\r\n"  # over-long
         if kind == 2:
-            return b"$ROLL,zz,1,9,9*00\r\n"  # bad checksum
+            return b"$ROLL,zz,1,9,9*0000\r\n"  # bad checksum
         return fw_encode("ROLL", "noise", 1, 7, 9)  # well framed, faces out of range
 
     def from_host(self, data: bytes) -> None:
