@@ -250,6 +250,53 @@ class Break:
         }
 
 
+# --- the broken wall's shape (R19–R24) -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WallShape:
+    """What a variant's rules say about the shape of the broken wall, on the clockwise ring: the
+    one place this arithmetic is written (`break_wall`, the camera's `find_break`, the renderer).
+
+    `back`: the way the dead wall runs from the break along the ring (R20: "right" is towards
+    stack 1, -1); `lift`: the break lifts a stack out (R19) rather than splitting the wall;
+    `loose_on_top`: the loose tiles lie on top of the dead wall (R20), on its `loose_laid`
+    stacks counted from the break; `take`: stacks a seat takes at once in the deal, `deal_stacks`:
+    stacks the whole deal takes (R24)."""
+
+    size: int
+    back: int
+    lift: bool
+    dead_stacks: int
+    loose_on_top: bool
+    loose_laid: tuple[int, int]
+    take: int
+    deal_stacks: int
+
+    @classmethod
+    def of(cls, variant: Variant) -> WallShape:
+        blocks = variant.deal.blocks
+        return cls(size=4 * variant.stacks_per_wall,
+                   back=-1 if variant.dead_wall.side == "right" else 1,
+                   lift=variant.break_.style == "lift",
+                   dead_stacks=variant.dead_wall.stacks,
+                   loose_on_top=variant.replacement.source == "loose",
+                   loose_laid=(variant.replacement.loose_top_at, variant.replacement.loose_bottom_at),
+                   take=max(1, blocks[0] // 2) if blocks else 1,
+                   deal_stacks=4 * sum(blocks) // 2)
+
+    @property
+    def ahead(self) -> int:
+        """The way the deal and the live wall run from the break (R20: away from the dead wall)."""
+        return -self.back
+
+    def dead_wall(self, at: int) -> list[int]:
+        """Ring indices of the dead wall for a break at `at`, nearest the break first (R20): beside
+        the lifted stack, or from the split's stack on (split style: it is the dead wall's first)."""
+        first = 1 if self.lift else 0
+        return [(at + self.back * k) % self.size for k in range(first, first + self.dead_stacks)]
+
+
 # --- the dice -----------------------------------------------------------------------------------
 
 
@@ -324,18 +371,13 @@ def break_wall(variant: Variant, throws: Sequence[Sequence[int]]) -> Break:
     at = _count_to(variant, sq, wall, count)
 
     # R20: the dead wall lies on one side of the break, the deal goes the other way.
-    back = -1 if variant.dead_wall.side == "right" else 1  # "right" = towards stack 1 = anticlockwise
-    ahead = -back
-    lift = variant.break_.style == "lift"
-    n_dead = variant.dead_wall.stacks
-    if lift:  # the counted stack is lifted out; the dead wall starts beside the gap
-        dead = [(at + back * k) % sq.size for k in range(1, n_dead + 1)]
-        live_first = (at + ahead) % sq.size
-        n_live_stacks = sq.size - 1 - n_dead
-    else:  # the wall is split after the counted stack, which belongs to the dead wall
-        dead = [(at + back * k) % sq.size for k in range(n_dead)]
-        live_first = (at + ahead) % sq.size
-        n_live_stacks = sq.size - n_dead
+    shape = WallShape.of(variant)
+    ahead = shape.ahead
+    # lift: the counted stack is lifted out, the dead wall starts beside the gap; split: the wall
+    # is split after the counted stack, which belongs to the dead wall
+    dead = shape.dead_wall(at)
+    live_first = (at + ahead) % sq.size
+    n_live_stacks = sq.size - len(dead) - (1 if shape.lift else 0)
 
     live_tiles = []
     for k in range(n_live_stacks):

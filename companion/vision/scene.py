@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.errors import CompanionError
 from companion.rules.variant import Variant
-from companion.rules.wall import Square
+from companion.rules.wall import Square, WallShape
 from companion.vision import loose
 from companion.vision import markers as marker_reader
 from companion.vision.calibrate import TYPICAL_HEIGHT_CM, Calibration, camera_position, read_markers, uncalibrated
@@ -266,7 +266,7 @@ def table_dice(image: np.ndarray, cal: Calibration, layout: TableLayout,
     return on_table(found, die_px, view.shape[:2], dice_view_faces_in()), M
 
 
-def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
+def find_break(shape: WallShape, ring: list[int], splits: dict[int, float] | set[int], loose: set[int]) -> int | None:
     """Ring index of the break (`Break.at`) from the stacks standing, or None before the break.
 
     `ring`: heights clockwise from East's stack 1; `splits`: ring index i for a split between i
@@ -283,7 +283,7 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     done (split style, R24).
     """
     size = len(ring)
-    back = -1 if variant.dead_wall.side == "right" else 1
+    back = shape.back
     gaps = []  # (first, last) clockwise, of every run of missing stacks
     for i in range(size):
         if ring[i] == 0 and ring[(i - 1) % size] != 0:
@@ -295,11 +295,11 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     def span(g: tuple[int, int]) -> int:
         return (g[1] - g[0]) % size + 1
 
-    if variant.break_.style == "lift":
+    if shape.lift:
         if not gaps:
             return None
         ends = [g[0] if back == -1 else g[1] for g in gaps]
-        laid = (variant.replacement.loose_top_at, variant.replacement.loose_bottom_at)
+        laid = shape.loose_laid
 
         def dist(e: int) -> int:
             return min(((lt - e) * back) % size for lt in loose)
@@ -310,11 +310,11 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
             # can look raised, but seldom just there
             return sum((e + back * k) % size in loose for k in laid)
 
-        if variant.replacement.source == "loose":
+        if shape.loose_on_top:
             # R19–R21: from the break to the end of the hand, loose tiles lie on the dead wall
             # (when both are drawn, the next stack is lifted and laid there): a gap without one
             # beside it may be stacks hidden by a hand, not the break
-            near = [e for e in ends if loose and dist(e) <= variant.dead_wall.stacks]
+            near = [e for e in ends if loose and dist(e) <= shape.dead_stacks]
             if near:
                 return min(near, key=lambda e: (-laid_as_told(e), dist(e)))
             # none seen (missed, or under a hand): only a gap wider than a hand is stacks taken
@@ -335,8 +335,8 @@ def find_break(variant: Variant, ring: list[int], splits: dict[int, float] | set
     # a gap is a whole number of takes, or it is a hand's; and until a whole pass is dealt, a
     # split apart from every gap is still the break
     widths = (splits if isinstance(splits, dict) else dict.fromkeys(splits, 1.0)) if splits else {}
-    take = max(1, variant.deal.blocks[0] // 2) if variant.deal.blocks else 1  # stacks a seat takes at once
-    one_pass, takes_done = 4 * take, 4 * sum(variant.deal.blocks) // 2  # stacks gone after one pass, after all
+    take = shape.take  # stacks a seat takes at once
+    one_pass, takes_done = 4 * take, shape.deal_stacks  # stacks gone after one pass, after all
     dealt = [g for g in gaps if span(g) >= takes_done or span(g) % take == 0]
 
     def beside(i: int, g: tuple[int, int]) -> bool:  # split i (between i and i + 1) at the gap's edge or in it
@@ -373,14 +373,6 @@ def wall_length(walls: dict[str, WallReading], n: int) -> tuple[int, str] | None
     if whole and max(seen) - min(seen) < SAME_LENGTH and round(float(np.mean(seen))) < n:
         return round(float(np.mean(seen))), "shorter"
     return None
-
-
-def dead_wall(variant: Variant, size: int, at: int) -> list[int]:
-    """Ring indices of the dead wall for a break at `at`, nearest the break first (R20)."""
-    back = -1 if variant.dead_wall.side == "right" else 1
-    n_dead = variant.dead_wall.stacks
-    lift = variant.break_.style == "lift"
-    return [(at + back * k) % size for k in (range(1, n_dead + 1) if lift else range(n_dead))]
 
 
 def warm_up() -> None:
@@ -554,9 +546,8 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     variant = s.variant
     layout = TableLayout(cal.table_size, variant.stacks_per_wall, s.tile)
     seats = side_seats(s.dealer, s.first_east_side, variant.seating.direction)  # side -> seat wind
-    lift = variant.break_.style == "lift"
-    on_top = variant.replacement.source == "loose"
-    dead_side = -1 if variant.dead_wall.side == "right" else 1  # along the ring from the break (R20)
+    shape = WallShape.of(variant)  # R19–R24
+    lift, on_top = shape.lift, shape.loose_on_top
     # dice: inside the walls (R18), read on a finer top-down view of the square; first, since a die
     # leaning on a wall is not a hand lying over it
     found, M = table_dice(image, cal, layout, s.die_cm)
@@ -567,7 +558,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
     table_img = cal.view(image, np.diag([kk, kk, 1.0]), (int(tw * kk), int(th * kk)))
     marker = marker_reader.find_east_marker(table_img, layout, image, cal)
     wind = marker_reader.find_wind(table_img, layout, marker, image, cal)
-    walls = read_walls(image, cal, layout, (dead_side, variant.dead_wall.stacks) if lift and on_top else None,
+    walls = read_walls(image, cal, layout, (shape.back, shape.dead_stacks) if lift and on_top else None,
                        dice=_dice_in_cm(found, layout),
                        markers=[(*m.centre, m.reach_cm) for m in (marker, wind) if m is not None])
     sq = Square.for_variant(variant)
@@ -591,7 +582,7 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
                                   hidden=reading.hidden)
     hidden = sorted(sq.index(seats[side], k) for side, r in walls.items() for k in r.hidden)
     loose_seen = set(high) if lift and on_top else set()
-    at = find_break(variant, ring, splits, loose_seen)
+    at = find_break(shape, ring, splits, loose_seen)
     if hidden and at is not None:
         # a hand resting on a wall looks like stacks taken away or a split, and the wall's other
         # stacks are numbered from runs it cut short: the break stands only on another wall, and
@@ -599,11 +590,11 @@ def _table(image: np.ndarray, cal: Calibration, s: SceneSettings) -> dict[str, A
         under = {i // sq.n for i in hidden}
         whole = [2 if i // sq.n in under else hgt for i, hgt in enumerate(ring)]
         unsplit = {i: w for i, w in splits.items() if i // sq.n not in under}
-        if at // sq.n in under or find_break(variant, whole, unsplit, loose_seen) != at:
+        if at // sq.n in under or find_break(shape, whole, unsplit, loose_seen) != at:
             at = None
     live, loose = None, []
     if at is not None:
-        dead = dead_wall(variant, sq.size, at)
+        dead = shape.dead_wall(at)
         if not hidden:  # what lies under a hand cannot be counted
             live = sum(min(h, 2) for i, h in enumerate(ring) if i not in dead and not (lift and i == at))
         # R19/R20: the loose tiles lie on top of the dead wall, two at most (R21: two more are

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from companion.rules.variant import load_variant
-from companion.rules.wall import Square, break_wall
+from companion.rules.wall import Square, WallShape, break_wall
 from companion.vision.render.draw import FELT, render
 from companion.vision.render.scenes import random_scene, resting_hand, scene_variant, wall_state
-from companion.vision.scene import SceneSettings, analyse, dead_wall, find_break
+from companion.vision.scene import SceneSettings, analyse, find_break
 from companion.vision.calibrate import from_markers
 from companion.vision.geometry import SIDES, TableLayout
 from companion.vision.wall_cover import FOREIGN_SHARE, _shade
@@ -133,16 +133,16 @@ def test_find_break_on_the_ring(name):
     if v.break_.style == "split":  # the camera sees the split as a narrow gap after the break stack
         back = -1 if v.dead_wall.side == "right" else 1
         splits = {at if back == -1 else (at - 1) % sq.size}
-    assert find_break(v, ws.heights, splits, set(ws.loose)) == at
+    assert find_break(WallShape.of(v), ws.heights, splits, set(ws.loose)) == at
     # after the deal the gap runs along the live wall; the break is still found at the dead wall
     dealt = wall_state(v, at, drawn=53)
-    assert find_break(v, dealt.heights, set(), set(dealt.loose)) == at
+    assert find_break(WallShape.of(v), dealt.heights, set(), set(dealt.loose)) == at
 
 
 def test_the_widest_split_is_the_break():
     v = load_variant("riichi")
     sq = Square.for_variant(v)
-    assert find_break(v, [2] * sq.size, {sq.index("W", 3): 0.35, sq.index("W", 9): 0.8}, set()) == sq.index("W", 9)
+    assert find_break(WallShape.of(v), [2] * sq.size, {sq.index("W", 3): 0.35, sq.index("W", 9): 0.8}, set()) == sq.index("W", 9)
 
 
 def test_the_loose_tiles_where_r20_lays_them_tell_the_break_from_a_hand():
@@ -156,10 +156,10 @@ def test_the_loose_tiles_where_r20_lays_them_tell_the_break_from_a_hand():
     ring = list(ws.heights)
     ring[sq.index("N", 5)] = ring[sq.index("N", 6)] = 0  # under the hand
     looks_raised = {sq.index("N", 3), sq.index("N", 1)}
-    assert find_break(v, ring, set(), set(ws.loose) | looks_raised) == at
+    assert find_break(WallShape.of(v), ring, set(), set(ws.loose) | looks_raised) == at
     # with the true loose tiles unseen, the hand's gap and its raised-looking neighbours are all
     # there is to go by (what the rule cannot tell)
-    assert find_break(v, ring, set(), looks_raised) == sq.index("N", 5)
+    assert find_break(WallShape.of(v), ring, set(), looks_raised) == sq.index("N", 5)
 
 
 @pytest.mark.parametrize("name", ["classical", "german"])
@@ -172,20 +172,20 @@ def test_a_gap_with_no_loose_tile_beside_it_is_no_break(name):
     sq = Square.for_variant(v)
     ring = [2] * sq.size
     ring[sq.index("N", 7)] = ring[sq.index("N", 8)] = 0
-    assert find_break(v, ring, set(), set()) is None
+    assert find_break(WallShape.of(v), ring, set(), set()) is None
     ring[sq.index("N", 8)] = 2
-    assert find_break(v, ring, set(), set()) == sq.index("N", 7)
-    assert find_break(v, ring, set(), {sq.index("E", 3)}) is None  # a loose tile seen, not beside it
+    assert find_break(WallShape.of(v), ring, set(), set()) == sq.index("N", 7)
+    assert find_break(WallShape.of(v), ring, set(), {sq.index("E", 3)}) is None  # a loose tile seen, not beside it
     ring[sq.index("S", 2)] = 0  # two lone stacks missing: which one is a hand's cannot be told
-    assert find_break(v, ring, set(), set()) is None
+    assert find_break(WallShape.of(v), ring, set(), set()) is None
     ring[sq.index("S", 2)] = 2
     ws = wall_state(v, sq.index("N", 7))
-    assert find_break(v, ws.heights, set(), set(ws.loose)) == sq.index("N", 7)
+    assert find_break(WallShape.of(v), ws.heights, set(), set(ws.loose)) == sq.index("N", 7)
     one_left = set(ws.loose[:1])  # one drawn for a kong (R21)
-    assert find_break(v, ws.heights, set(), one_left) == sq.index("N", 7)
+    assert find_break(WallShape.of(v), ws.heights, set(), one_left) == sq.index("N", 7)
     # the loose tiles not seen after the deal: a gap wider than a hand is stacks taken all the same
     dealt = wall_state(v, sq.index("N", 7), drawn=53)
-    assert find_break(v, dealt.heights, set(), set()) == sq.index("N", 7)
+    assert find_break(WallShape.of(v), dealt.heights, set(), set()) == sq.index("N", 7)
 
 
 @pytest.mark.parametrize("name", ["riichi", "mcr"])
@@ -196,18 +196,18 @@ def test_in_a_split_wall_a_gap_the_deal_could_not_leave_is_no_break(name):
     sq = Square.for_variant(v)
     ring = [2] * sq.size
     ring[sq.index("S", 8)] = 0
-    assert find_break(v, ring, set(), set()) is None
+    assert find_break(WallShape.of(v), ring, set(), set()) is None
     ring[sq.index("S", 9)] = ring[sq.index("S", 10)] = 0  # three: no whole number of takes either
-    assert find_break(v, ring, set(), set()) is None
+    assert find_break(WallShape.of(v), ring, set(), set()) is None
     ring[sq.index("S", 11)] = 0  # four: two takes of the deal
-    assert find_break(v, ring, set(), set()) is not None
+    assert find_break(WallShape.of(v), ring, set(), set()) is not None
     ring[sq.index("S", 10)] = ring[sq.index("S", 11)] = 2
     split = {sq.index("N", 6): 0.8}  # a hand two stacks wide, and the split made for the break
-    assert find_break(v, ring, split, set()) == find_break(v, [2] * sq.size, split, set())
+    assert find_break(WallShape.of(v), ring, split, set()) == find_break(WallShape.of(v), [2] * sq.size, split, set())
     # the deal under way: the gap runs from the break, and a stray split elsewhere does not move it
     at = sq.index("W", 12)
     dealt = wall_state(v, at, drawn=53)
-    assert find_break(v, dealt.heights, {sq.index("E", 4): 0.8}, set()) == at
+    assert find_break(WallShape.of(v), dealt.heights, {sq.index("E", 4): 0.8}, set()) == at
 
 
 @pytest.mark.parametrize("seed,level,variant,brk", [
@@ -230,7 +230,7 @@ def test_dead_wall_follows_the_variant(name):
     v = load_variant(name)
     brk = break_wall(v, [[3, 4]] * len(v.dice.throws))
     sq = Square.for_variant(v)
-    dead = dead_wall(v, sq.size, sq.index(brk.wall, brk.stack))
+    dead = WallShape.of(v).dead_wall(sq.index(brk.wall, brk.stack))
     assert [sq.stack_at(i) for i in dead] == list(brk.dead_wall)
 
 
@@ -446,7 +446,7 @@ def test_the_felt_in_a_lifted_stacks_gap_on_a_grey_felt_is_no_hands_shadow():
 
 def test_no_break_on_a_built_wall():
     v = load_variant("classical")
-    assert find_break(v, [2] * 72, set(), set()) is None
+    assert find_break(WallShape.of(v), [2] * 72, set(), set()) is None
 
 
 def test_a_blank_table_has_no_walls():

@@ -229,3 +229,20 @@ def test_the_break_in_words_names_the_end_the_count_starts_from(variant, throws,
     from companion.rules.diagram import describe
 
     assert words in describe(break_wall(variant, throws)).splitlines()[0]
+
+
+def test_the_wall_shape_puts_the_dead_wall_where_r20_says():
+    from companion.rules.wall import WallShape
+
+    # classical: the counted stack is lifted (R19); the dead wall is the 7 stacks to its right,
+    # the loose tiles on its 5th and 3rd (R20), and it turns the corner onto the next wall
+    classical = load_variant("classical")
+    shape, sq = WallShape.of(classical), Square.for_variant(classical)
+    assert shape.lift and shape.loose_on_top and shape.loose_laid == (5, 3)
+    assert [str(sq.stack_at(i)) for i in shape.dead_wall(sq.index("E", 10))] == ["E9", "E8", "E7", "E6", "E5", "E4", "E3"]
+    assert [str(sq.stack_at(i)) for i in shape.dead_wall(sq.index("S", 2))][:3] == ["S1", "W18", "W17"]  # on to the right neighbour's wall
+    # riichi: the wall is split after the counted stack, which is the dead wall's first
+    riichi = load_variant("riichi")
+    shape, sq = WallShape.of(riichi), Square.for_variant(riichi)
+    assert not shape.lift and not shape.loose_on_top
+    assert [str(sq.stack_at(i)) for i in shape.dead_wall(sq.index("E", 10))] == ["E10", "E9", "E8", "E7", "E6", "E5", "E4"]

@@ -18,7 +18,7 @@ import numpy as np
 from companion.rules.seats import WINDS
 from companion.rules.tiles import ALL_CODES
 from companion.rules.variant import TilesSpec, Variant, load_variant
-from companion.rules.wall import LAYERS, Square, break_wall, loose_pair_order
+from companion.rules.wall import LAYERS, Square, WallShape, break_wall, loose_pair_order
 from companion.vision import markers_spec
 from companion.vision.geometry import SIDES, WALL_FRAMES, TableLayout, seat_sides
 from companion.vision.render.scene import Camera, Die, Discard, Hand, Look, Marker, Scene, WindDisc
@@ -72,16 +72,14 @@ def wall_state(variant: Variant, at: int | None, drawn: int = 0, separate: bool 
     heights, offsets = [2] * size, [0.0] * size
     if at is None:
         return WallState(heights, offsets, None, [])
-    back = -1 if variant.dead_wall.side == "right" else 1
-    ahead = -back
-    n_dead = variant.dead_wall.stacks
+    shape = WallShape.of(variant)  # R19–R21
+    back, ahead, n_dead = shape.back, shape.ahead, shape.dead_stacks
     loose: list[int] = []
-    if variant.break_.style == "lift":
+    if shape.lift:
         heights[at] = 0
-        dead = [(at + back * k) % size for k in range(1, n_dead + 1)]
-        if variant.replacement.source == "loose" and dead:
-            rep = variant.replacement
-            loose = [dead[rep.loose_top_at - 1], dead[rep.loose_bottom_at - 1]]
+        dead = shape.dead_wall(at)
+        if shape.loose_on_top and dead:
+            loose = [dead[k - 1] for k in shape.loose_laid]
             for i in loose:
                 heights[i] = 3
         if separate:
