@@ -516,15 +516,12 @@ class TableWatcher(Worker):
 
 
 def build(services) -> None:
-    """ADAPTER_BUILDERS entry: the watcher on the "camera" component (or on the simulated table)."""
+    """ADAPTER_BUILDERS entry: the watcher on the "camera" component (the camera service; on
+    simulated hardware its source "sim" draws the table as the game says it looks)."""
     vs = services.settings.vision
     if not vs.enabled:
         return
     camera = services.find("camera")
-    if camera is None and services.settings.camera.source == "sim":
-        from companion.hardware.camera.sim import SimTableFeed
-
-        camera = services.add(SimTableFeed(services.table, vs))
     if camera is None:
         log.warning("vision: no camera component; the table is not watched")
     data = services.settings.data_path

@@ -3,13 +3,12 @@
 `SimCamera` plays scenes given by a callable (or one fixed scene); every frame carries the
 scene's ground truth in `Frame.truth`. `scene_for_state()` draws the table as the game says it
 should look (walls built or broken where the dice say, the last dice thrown, the East marker in
-front of East, the wind disc showing the prevalent wind), and `SimTableFeed` is the "camera"
-component that `companion run` uses on simulated hardware when no other camera is configured.
+front of East, the wind disc showing the prevalent wind), and `SimTableFeed` plays it as the live
+game goes: the camera source "sim" of `companion run`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -130,15 +129,13 @@ def scene_for_state(state, vision_settings, size: tuple[int, int] = (1280, 720),
 
 
 class SimTableFeed:
-    """Component "camera" on simulated hardware: frames of the table as the game says it looks."""
-
-    name = "camera"
+    """The simulated table camera's scenes: the table as the game says it looks, drawn again only
+    when the game changed (`source`: the `SimCamera` that plays them, for the camera service)."""
 
     def __init__(self, table, vision_settings, fps: float = 2.0) -> None:
         self.table, self.settings = table, vision_settings
         self._key = None
         self._scene: Scene | None = None
-        self._lock = threading.Lock()
         self.source = SimCamera(self._current, fps=fps)
 
     def _current(self) -> Scene:
@@ -148,16 +145,3 @@ class SimTableFeed:
         if key != self._key or self._scene is None:
             self._key, self._scene = key, scene_for_state(state, self.settings)
         return self._scene
-
-    def start(self) -> None:
-        self.source.open()
-
-    def stop(self) -> None:
-        self.source.close()
-
-    def latest(self, after_seq: int | None = None, timeout: float = 1.0) -> Frame | None:
-        with self._lock:
-            try:
-                return self.source.read(timeout)
-            except CameraError:
-                return None
