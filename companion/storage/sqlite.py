@@ -209,6 +209,20 @@ class EventStore:
         finally:
             self._db.execute("ROLLBACK")
 
+    def _shrink_wal(self) -> bool:
+        """After a write the disk refused: fold the write-ahead log into the log and cut it to
+        0 bytes, then say whether that worked (the write is then tried once more). On a small
+        card the WAL holds many old copies of the same few pages (it is folded in only every
+        1,000 pages) and stays at its largest size: without this, writes kept failing even
+        after room was made."""
+        if str(self.path) == ":memory:":
+            return False
+        try:
+            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            return False
+        return busy == 0
+
     @contextmanager
     def _locked(self, doing: str) -> Iterator[sqlite3.Connection]:
         """The connection under the lock; a damaged file becomes a StorageError that says so."""
@@ -246,27 +260,34 @@ class EventStore:
                 row = self._db.execute("SELECT id, game, at, payload FROM events WHERE key = ?", (key,)).fetchone()
                 if row:
                     return self._record(row), False
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if isinstance(event, GameStarted):
-                    cur = self._db.execute(
-                        "INSERT INTO events (game, at, type, payload, key) VALUES (0, ?, ?, ?, ?)",
-                        (at.isoformat(), type_, payload, key),
-                    )
-                    game = cur.lastrowid
-                    self._db.execute("UPDATE events SET game = id WHERE id = ?", (game,))
-                else:
-                    if game is None:
-                        raise StorageError("an event must belong to a game")
-                    cur = self._db.execute(
-                        "INSERT INTO events (game, at, type, payload, key) VALUES (?, ?, ?, ?, ?)",
-                        (game, at.isoformat(), type_, payload, key),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+            for attempt in (1, 2):
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    if isinstance(event, GameStarted):
+                        cur = self._db.execute(
+                            "INSERT INTO events (game, at, type, payload, key) VALUES (0, ?, ?, ?, ?)",
+                            (at.isoformat(), type_, payload, key),
+                        )
+                        game = cur.lastrowid
+                        self._db.execute("UPDATE events SET game = id WHERE id = ?", (game,))
+                    else:
+                        if game is None:
+                            raise StorageError("an event must belong to a game")
+                        cur = self._db.execute(
+                            "INSERT INTO events (game, at, type, payload, key) VALUES (?, ?, ?, ?, ?)",
+                            (game, at.isoformat(), type_, payload, key),
+                        )
+                    self._db.execute("COMMIT")
+                    break
+                except sqlite3.OperationalError:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    if attempt == 2 or not self._shrink_wal():
+                        raise
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
             self._last = cur.lastrowid
             if str(self.path) != ":memory:" and (self._marked is None or cur.lastrowid >= self._marked + MARK_EVERY):
                 _mark(self.path, cur.lastrowid)  # the first event, and then now and then (and at close)
