@@ -1,9 +1,10 @@
 """`companion bench stop`: start `companion run` and `dice-sim` for real and stop them with a signal.
 
 Each try starts the command, waits until it says it is ready, waits a random moment (so the
-signal lands anywhere in the main loop), sends SIGTERM or SIGINT in turn and times the exit. A
-try that has not ended within the limit (2 s: systemd's patience is far longer, a person's at
-a terminal is not) counts as a hang; it is killed and the run goes on. Prints the figures.
+signal lands anywhere in the main loop), sends SIGTERM or SIGINT in turn and times the exit.
+The goal is the limit (2 s: systemd's patience is longer, a person's at a terminal is not); a
+try still running after HANG_S counts as a hang, is killed, and the run goes on. Prints the
+figures: how many stopped within the limit, how many hung, and the times.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from dataclasses import dataclass
 
 import click
 
+#: a try still running this long after its signal is taken for hung
+HANG_S = 30.0
+
 #: what each command prints once its signal handlers are in place and its main loop runs
 READY = {"run": "Press Ctrl+C to stop.", "dice-sim": "Connect with"}
 
@@ -31,6 +35,7 @@ class Try:
     signal: str
     seconds: float | None  # None: still running at the limit (killed)
     returncode: int | None
+    stderr: str = ""  # its end, when it failed
 
 
 def argv(command: str, data_dir: str) -> list[str]:
@@ -44,7 +49,7 @@ def one_try(command: str, sig: int, limit: float, rng: random.Random) -> Try:
     """Start `command`, signal it at a random moment after it is ready, time its end."""
     with tempfile.TemporaryDirectory(prefix="stop-bench-") as data_dir:
         proc = subprocess.Popen(argv(command, data_dir), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)
+                                stderr=subprocess.PIPE, text=True)
         try:
             for line in proc.stdout:  # type: ignore[union-attr]
                 if READY[command] in line:
@@ -54,12 +59,14 @@ def one_try(command: str, sig: int, limit: float, rng: random.Random) -> Try:
             time.sleep(rng.uniform(0.0, 0.6))  # anywhere in the main loop's wait
             t0 = time.monotonic()
             proc.send_signal(sig)
+            err = ""
             try:
-                proc.communicate(timeout=limit)
+                _, err = proc.communicate(timeout=max(limit, HANG_S))
                 took: float | None = time.monotonic() - t0
             except subprocess.TimeoutExpired:
                 took = None
-            return Try(command, signal.Signals(sig).name, took, proc.returncode)
+            return Try(command, signal.Signals(sig).name, took, proc.returncode,
+                       "" if proc.returncode == 0 else (err or "")[-400:])
         finally:
             if proc.poll() is None:
                 proc.kill()  # a hung one ignores SIGTERM: its handler is what hangs
@@ -75,9 +82,10 @@ def summary(tries: list[Try], limit: float) -> str:
             if not mine:
                 continue
             ok = [t.seconds for t in mine if t.seconds is not None and t.seconds <= limit and t.returncode == 0]
+            hung = sum(t.seconds is None for t in mine)
             times = sorted(t.seconds for t in mine if t.seconds is not None)
             p = (lambda q: times[min(len(times) - 1, int(q * len(times)))]) if times else (lambda q: float("nan"))
-            lines.append(f"{command:8} {sig:7} stopped within {limit:g} s: {len(ok)} of {len(mine)}   "
+            lines.append(f"{command:8} {sig:7} stopped within {limit:g} s: {len(ok)} of {len(mine)}, hung: {hung}   "
                          f"p50 {p(0.5):.3f} s  p99 {p(0.99):.3f} s  max {max(times, default=float('nan')):.3f} s"
                          + (f"  mean {statistics.fmean(times):.3f} s" if times else ""))
     return "\n".join(lines)
@@ -103,4 +111,7 @@ def stop_bench(runs: int, commands: tuple[str, ...], limit: float, jobs: int, se
     click.echo(summary(tries, limit))
     click.echo(f"({len(tries)} tries, {jobs} side by side, {time.monotonic() - t0:.0f} s)")
     hung = [t for t in tries if t.seconds is None or t.seconds > limit or t.returncode != 0]
+    for t in hung[:5]:
+        click.echo(f"failed: {t.command} {t.signal}: " + ("still running (killed)" if t.seconds is None else
+                   f"exit {t.returncode} after {t.seconds:.3f} s") + (f"\n  {t.stderr.strip()}" if t.stderr else ""))
     raise SystemExit(1 if hung else 0)

@@ -2,7 +2,7 @@
 
 The real start-stop loop of `companion bench stop`, fewer times (the 1,000-try figure is the
 benchmark's). A hang (the old handler set an Event the main thread was waiting on) shows as a
-process still running after the limit; the limit here is generous for a loaded CI machine.
+process still running long after its signal (stop_bench.HANG_S); the 2 s goal is the benchmark's.
 """
 
 import random
