@@ -144,10 +144,6 @@ class TableWatcher(Worker):
     """Component "vision": reads still scenes from the camera and cross-checks them with the game."""
 
     name = "vision"
-    #: stop() waits this long for a frame being read (seconds of CPU on a busy Pi) and then goes
-    #: on: the thread is a daemon that ends with the process, and a stop must take under 2 s
-    #: (`companion bench stop`); what it would still record is refused by the closed log
-    join_timeout = 1.0
 
     def __init__(self, table, hub, camera: LatestFrames | None, settings, corners_file: Path | None = None,
                  samples: SampleKeeper | None = None) -> None:
