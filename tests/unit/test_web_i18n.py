@@ -177,5 +177,7 @@ def test_the_games_refusals_that_reach_a_phone_are_marked_for_translation():
             marked = isinstance(first, ast.Call) and getattr(first.func, "id", None) == "N_"
             known_plain = (isinstance(first, ast.Constant) and first.value in internal) or (
                 isinstance(first, ast.JoinedStr) and "unknown event" in ast.unparse(first)) or (
+                # LiveFold.then: the table appends ids in order; only a bug in the caller gets here
+                isinstance(first, ast.JoinedStr) and "is not newer than" in ast.unparse(first)) or (
                 isinstance(first, ast.Call) and ast.unparse(first) == "str(e)")  # a camera's wall event
             assert marked or known_plain, f"{path.name}:{node.lineno}: mark the message with N_()"
