@@ -167,6 +167,7 @@ def test_the_games_refusals_that_reach_a_phone_are_marked_for_translation():
     import ast
 
     internal = {"a game's log must begin with the start of the game", "a new game starts a new log",
+                "the record stored is not the one tried",  # LiveFold.recorded_as: a bug in the table only
                 "nothing to undo"}  # the last: the API answers NothingToUndo with its own translated text
     for path in (ROOT / "companion" / "game" / "fold.py", ROOT / "companion" / "rules" / "settlement.py",
                  ROOT / "companion" / "table.py"):
