@@ -48,8 +48,9 @@ def argv(command: str, data_dir: str) -> list[str]:
 def one_try(command: str, sig: int, limit: float, rng: random.Random) -> Try:
     """Start `command`, signal it at a random moment after it is ready, time its end."""
     with tempfile.TemporaryDirectory(prefix="stop-bench-") as data_dir:
+        # faulthandler: a hung try is sent SIGABRT, and every thread's stack says where it hangs
         proc = subprocess.Popen(argv(command, data_dir), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
         try:
             for line in proc.stdout:  # type: ignore[union-attr]
                 if READY[command] in line:
@@ -65,8 +66,13 @@ def one_try(command: str, sig: int, limit: float, rng: random.Random) -> Try:
                 took: float | None = time.monotonic() - t0
             except subprocess.TimeoutExpired:
                 took = None
+                proc.send_signal(signal.SIGABRT)
+                try:
+                    _, err = proc.communicate(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
             return Try(command, signal.Signals(sig).name, took, proc.returncode,
-                       "" if proc.returncode == 0 else (err or "")[-400:])
+                       "" if proc.returncode == 0 else (err or "")[-400 if took is not None else -6000:])
         finally:
             if proc.poll() is None:
                 proc.kill()  # a hung one ignores SIGTERM: its handler is what hangs

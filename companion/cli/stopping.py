@@ -7,6 +7,12 @@ good (SIGTERM under systemd became a 20 s stall and a SIGKILL; Ctrl+C at a termi
 nothing). Here the handler only appends to a deque (atomic, no lock) and writes one byte to a
 non-blocking self-pipe; the main loop waits in `select()` on that pipe, so it wakes at once
 and never shares a lock with the handler. Other threads may note things the same way.
+
+The pipe is also `signal.set_wakeup_fd`'s: a signal the kernel hands to another thread than
+the main one (any thread may take a process's signal) runs the Python handler only when the
+main thread next runs Python code, which a `select()` without a timeout would never do; the C
+handler writes to the wakeup fd in whatever thread, so the main thread wakes (1 stop in 150
+of `companion run` hung for good without it).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ class SignalWaiter:
         os.set_blocking(self._r, False)
         os.set_blocking(self._w, False)
         self._saved: dict[int, object] = {}
+        self._old_wakeup = signal.set_wakeup_fd(self._w, warn_on_full_buffer=False)
 
     def catch(self, signals: Iterable[int] | int, what: str) -> None:
         """Note `what` on each of `signals` (the handler takes no lock; see the module)."""
@@ -67,6 +74,8 @@ class SignalWaiter:
 
     def close(self) -> None:
         """Give the signals back their earlier handlers and close the pipe."""
+        if self._w >= 0:
+            signal.set_wakeup_fd(self._old_wakeup)
         for sig, handler in self._saved.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
         self._saved.clear()

@@ -62,3 +62,34 @@ def test_notes_from_threads_and_signals_are_returned_once_in_order():
     finally:
         w.close()
     assert signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL or callable(signal.getsignal(signal.SIGUSR1))
+
+
+OTHER_THREAD = textwrap.dedent("""
+    import signal, threading, time
+    from companion.cli.stopping import SignalWaiter
+    w = SignalWaiter()
+    w.catch(signal.SIGTERM, "stop")
+    ready = threading.Event()
+    def bystander():
+        ready.set()
+        time.sleep(60)
+    t = threading.Thread(target=bystander, daemon=True)
+    t.start()
+    ready.wait()
+    threading.Timer(0.2, lambda: signal.pthread_kill(t.ident, signal.SIGTERM)).start()
+    assert "stop" in w.wait(None)  # no timeout: only the wakeup fd can wake it
+    w.close()
+    print("seen")
+""")
+
+
+def test_a_signal_taken_by_another_thread_wakes_the_main_loop():
+    """Any thread may take a process's signal; the main thread waiting in select() must still wake."""
+    proc = subprocess.Popen([sys.executable, "-c", OTHER_THREAD], stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("a signal taken by another thread never woke the main loop") from None
+    assert proc.returncode == 0 and "seen" in out
