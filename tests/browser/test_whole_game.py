@@ -92,6 +92,9 @@ def test_a_penalty_then_ending_by_time_shows_the_standings(live, browsers):
     wait(phone).until(lambda d: services.table.state.adjustments)
     assert services.table.state.scores == [-6, -38, 42, 2]
     services.table.record(DiceThrown(faces=[2, 5], source="sim"))  # the next hand has begun
+    # the phone ends the game on the state it shows: wait until it shows the throw (else 412, rightly)
+    shown = "const s = window.companionScoring && window.companionScoring.state(); return s && s.version;"
+    wait(phone).until(lambda d: str(d.execute_script(shown)) == str(services.table.version))
     click(phone, "details.end-game summary")
     Select(css(phone, "#end-how")).select_by_value("time")
     click(phone, '[data-action="end-game"]')

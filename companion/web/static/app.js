@@ -66,6 +66,7 @@
   const failure = (kind, message, answer) => Object.assign(new Error(message || kind), { kind, answer });
   let queue = Promise.resolve();
   let lastWrite = -Infinity;  // when this page's latest write was pressed or answered
+  let lastPath = null;        // and where it went
   async function send(item, mayRetry) {
     const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Idempotency-Key": item.key };
     if (Number.isInteger(item.version)) headers["If-Match"] = `"${item.version}"`;
@@ -104,10 +105,12 @@
   // `version`: the state the action was begun on, where that is not the state shown now (a result
   // picked before another phone's result came in); by default the state this phone shows
   function post(path, data, button, version) {
-    // a press this soon after another write is the second tap of a double tap that landed on a
-    // button drawn anew under the finger (the history's Undo becomes "↺ Undo"): not an action
-    if (button && performance.now() - lastWrite < DOUBLE_TAP_MS) return Promise.reject(failure("ignored"));
+    // a press of the same write this soon after the last is the second tap of a double tap that
+    // landed on a button drawn anew under the finger (the history's Undo becomes "↺ Undo"): not an
+    // action. Another write (a penalty, then "End the game") is one, however soon.
+    if (button && path === lastPath && performance.now() - lastWrite < DOUBLE_TAP_MS) return Promise.reject(failure("ignored"));
     lastWrite = performance.now();
+    lastPath = path;
     const item = { key: randomKey(), path, data, version: version ?? (state ? state.version : null), at: Date.now() };
     if (button) button.disabled = true;
     let settled = false;
@@ -149,7 +152,7 @@
   }
   // the hand scorer (score.js): it asks with the page's token and records through record() below
   // (riichi: the declarations ticked in the recorder's step count too: each is a stick on the table)
-  window.companionScoring = { ask, state: () => state, seatLabel,
+  window.companionScoring = { ask, state: () => state, seatLabel, el, fmt,
     record: (result) => record(result.riichi ? { ...result, riichi: sorted(new Set([...riichiTicked, ...result.riichi])) } : result) };
 
   // --- the outbox: writes that could not be sent yet ------------------------------------------------

@@ -14,19 +14,7 @@
   const T = W.tiles;          // tile code -> name in the page's language
   const ITEMS = W.items;      // item key -> name in the page's language
   const $ = (sel, root = holder) => root.querySelector(sel);
-  const el = (tag, attrs = {}, ...children) => {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v === true ? "" : v);
-    }
-    for (const c of children) if (c !== null && c !== undefined) node.append(c);
-    return node;
-  };
-  const fmt = (text, values) => String(text || "").replace(/%\((\w+)\)[sd]/g, (_, k) => (k in values ? values[k] : ""));
+  const { el, fmt } = app;   // the page's own helpers (app.js)
   const isBonus = (code) => code.endsWith("f");
   // the scoring system: the server says it with every answer; before the first, the settlement's
   const SYSTEMS = { mcr: "mcr", riichi: "riichi", hongkong: "hongkong", classical: "classical" };
