@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import threading
 from pathlib import Path
 
 import click
@@ -31,9 +30,11 @@ def hub(broker, port, host, data_dir, username, password, referee_code, ca_file,
     """Gather every table's game log from the broker; serve the projector page and the API."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    from companion.cli.stopping import SignalWaiter
+
+    # the handler only notes the signal (SignalWaiter: one that set an Event could hang the hub for good)
+    signals = SignalWaiter()
+    signals.catch((signal.SIGINT, signal.SIGTERM), "stop")
     try:
         from companion.club.hub import ClubHub
         from companion.club.referee import Referee
@@ -60,9 +61,10 @@ def hub(broker, port, host, data_dir, username, password, referee_code, ca_file,
                f"(broker {broker}; data {data_dir})")
     click.echo(f"Referee: /referee, code {referee.code}")
     try:
-        while not stop.wait(0.5):
+        while "stop" not in signals.wait(None):
             pass
     finally:
+        signals.close()
         web.stop()
         club.stop()
         lock.release()
