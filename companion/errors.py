@@ -15,8 +15,9 @@ The engine needs no Flask for this: `N_` only marks the text for the catalogs (p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 
 def N_(template: str) -> str:

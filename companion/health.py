@@ -18,7 +18,7 @@ import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,7 +58,7 @@ class Check:
 class HealthReport:
     checks: list[Check]
     source: str  # "service" (the running companion's live status) or "standalone" (doctor probed itself)
-    at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     @property
     def ok(self) -> bool:

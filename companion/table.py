@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left, bisect_right
-from datetime import datetime, timezone
-from typing import Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
 
-from companion.errors import GameRuleError, N_, NothingToUndo
-from companion.game.events import (Corrected, DiceAssigned, DiceThrown, Event, GameResumed, GameStarted, Recorded,
-                                   Undone, encode)
+from companion.errors import N_, GameRuleError, NothingToUndo
+from companion.game.events import Corrected, DiceAssigned, DiceThrown, Event, GameResumed, GameStarted, Recorded, Undone, encode
 from companion.game.fold import GameState, LiveFold, check_cocked
 from companion.game.players import check_players  # noqa: F401 (where the web and CLI import it)
 from companion.hub import Hub
@@ -117,7 +116,7 @@ class Table:
                 check_cocked(new_throw)  # stored as it is meant (R18), not as it was sent
             assert self._fold is not None
             trial = Recorded(id=self._records[-1].id + 1, game=self._state.game,
-                             at=datetime.now(timezone.utc), event=event)
+                             at=datetime.now(UTC), event=event)
             tried = self._fold.then(trial)  # folded once, onto the state before it
             self._check_accepted(tried.state, trial)
             record, _ = self.store.append(event, game=self._state.game, key=key)

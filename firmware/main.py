@@ -3,7 +3,6 @@
 # REPL stays free for `mpremote` to copy an update: the running firmware ignores Ctrl-C on the
 # line and feeds a watchdog that cannot be stopped.
 import machine
-
 from dicebox.rp2040 import BUTTON_PIN, run
 
 if machine.Pin(BUTTON_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value():  # pressed reads 0

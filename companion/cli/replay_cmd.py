@@ -8,8 +8,19 @@ import click
 
 from companion.cli.common import config_options, emit_json, fail, resolve_variant, settings_from, variant_option
 from companion.errors import CompanionError
-from companion.game.events import (SCORE_LIMIT, Adjustment, DiceThrown, GameEnded, HandDrawn, HandWon, Penalty,
-                                   Recorded, Redeal, SeatsChosen, Undone)
+from companion.game.events import (
+    SCORE_LIMIT,
+    Adjustment,
+    DiceThrown,
+    GameEnded,
+    HandDrawn,
+    HandWon,
+    Penalty,
+    Recorded,
+    Redeal,
+    SeatsChosen,
+    Undone,
+)
 from companion.game.fold import GameState
 from companion.game.notation import NotationError, UndoLatest, parse_line
 from companion.hub import Hub

@@ -90,7 +90,7 @@ def summary(tries: list[Try], limit: float) -> str:
             ok = [t.seconds for t in mine if t.seconds is not None and t.seconds <= limit and t.returncode == 0]
             hung = sum(t.seconds is None for t in mine)
             times = sorted(t.seconds for t in mine if t.seconds is not None)
-            p = (lambda q: times[min(len(times) - 1, int(q * len(times)))]) if times else (lambda q: float("nan"))
+            p = (lambda q: times[min(len(times) - 1, int(q * len(times)))]) if times else (lambda q: float("nan"))  # noqa: B023 (used at once)
             lines.append(f"{command:8} {sig:7} stopped within {limit:g} s: {len(ok)} of {len(mine)}, hung: {hung}   "
                          f"p50 {p(0.5):.3f} s  p99 {p(0.99):.3f} s  max {max(times, default=float('nan')):.3f} s"
                          + (f"  mean {statistics.fmean(times):.3f} s" if times else ""))

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -337,7 +337,7 @@ class ClubHub(Worker):
         ack: set[str] = set()
         resend: set[str] = set()
         touched: set[str] = set()
-        received = datetime.now(timezone.utc).isoformat()
+        received = datetime.now(UTC).isoformat()
         pending: dict[str, list[Recorded]] = {}
         timing: list[tuple[float, float, float]] = []
         last: dict[str, int] = {}  # each table's last seq with this batch: set on the views once committed

@@ -12,12 +12,11 @@ folder): a phone or laptop logs in once on /referee, a script sends it as `X-Ref
 from __future__ import annotations
 
 import hmac
-import json
 import os
 import secrets
 import threading
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +59,7 @@ class Book(msgspec.Struct, kw_only=True):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Referee:

@@ -12,10 +12,10 @@ import csv
 import io
 import random
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import combinations
-from typing import Iterable, Sequence
 
 from companion.errors import CompanionError
 

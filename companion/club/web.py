@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Iterator
+from collections.abc import Iterator
 
 from flask import Flask, Response, abort, jsonify, render_template, request
 

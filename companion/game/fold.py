@@ -11,8 +11,9 @@ it never stops the rest of the game from being derived.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Sequence
+from typing import Any
 
 from companion.errors import N_, CompanionError, DiceError, GameRuleError
 from companion.game.events import (

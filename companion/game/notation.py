@@ -25,11 +25,22 @@ or by their current seat wind letter.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from companion.errors import CompanionError
-from companion.game.events import (Adjustment, AlsoWon, DiceThrown, Event, GameEnded, HandDrawn, HandWon, Penalty,
-                                   Redeal, SeatsChosen, Undone)
+from companion.game.events import (
+    Adjustment,
+    AlsoWon,
+    DiceThrown,
+    Event,
+    GameEnded,
+    HandDrawn,
+    HandWon,
+    Penalty,
+    Redeal,
+    SeatsChosen,
+    Undone,
+)
 from companion.rules.seats import WINDS
 
 LIMITS = {"mangan": 5, "haneman": 6, "baiman": 8, "sanbaiman": 11, "yakuman": 13}

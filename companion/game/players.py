@@ -5,7 +5,7 @@ Pure, for the fold (a rename in the log is checked like the names a game starts 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from companion.errors import N_, GameRuleError
 from companion.rules.seats import WINDS

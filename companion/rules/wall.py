@@ -14,8 +14,9 @@ when the dead wall turns a corner onto the next wall.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal
 
 from companion.errors import DiceError
 from companion.rules.seats import WINDS, Wind, wind_index

@@ -257,7 +257,7 @@ def _every_hand(t: _Tally, sets: list[Set], hand: Hand, rules: ClassicalRules) -
     bonus = set(hand.flowers)
     if own <= bonus:
         t.add("own_flower_and_season", "own flower and own season", d.own_flower_and_season, "doubles")
-    for code in sorted(own & bonus):
+    for _code in sorted(own & bonus):
         t.add("own_bonus_tile", "own flower or season", d.own_bonus_tile, "doubles")
     if {"1f", "2f", "3f", "4f"} <= bonus:
         t.add("all_flowers", "all four flowers", d.all_flowers, "doubles")

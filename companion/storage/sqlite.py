@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -252,7 +252,7 @@ class EventStore:
         With a `key` already in the log nothing is written and the earlier record is
         returned with new=False: this makes a dice box's repeated ROLL count once.
         """
-        at = datetime.now(timezone.utc)
+        at = datetime.now(UTC)
         payload = encode(event).decode()
         type_ = type(event).__struct_config__.tag
         with self._locked("write to"):
@@ -298,7 +298,7 @@ class EventStore:
         """Remember that the roll with this key was refused (the first reason stands)."""
         with self._locked("write to"):
             self._db.execute("INSERT OR IGNORE INTO refused_rolls (key, at, reason) VALUES (?, ?, ?)",
-                             (key, datetime.now(timezone.utc).isoformat(), reason))
+                             (key, datetime.now(UTC).isoformat(), reason))
 
     def refusal(self, key: str) -> str | None:
         """Why the roll with this key was refused, or None when it never was."""
@@ -311,7 +311,7 @@ class EventStore:
         with self._locked("write to"):
             self._db.execute("INSERT INTO club_acks (club, acked, at) VALUES (?, ?, ?) ON CONFLICT (club) "
                              "DO UPDATE SET acked = excluded.acked, at = excluded.at",
-                             (club, acked, datetime.now(timezone.utc).isoformat()))
+                             (club, acked, datetime.now(UTC).isoformat()))
 
     def club_acked(self, club: str) -> int:
         """The last acknowledgement heard from the hub of `club`; 0 when none was."""

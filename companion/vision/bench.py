@@ -19,11 +19,10 @@ import os
 import resource
 import sys
 import time
+from pathlib import Path
 
 import click
 import numpy as np
-
-from pathlib import Path
 
 from companion.vision.render.scenes import LEVELS
 

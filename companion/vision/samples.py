@@ -24,8 +24,9 @@ import json
 import logging
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO
 
 import cv2
 import numpy as np
@@ -69,7 +70,7 @@ class SampleKeeper:
         none are kept or it could not be written (logged)."""
         if self.limit == 0:
             return None
-        now = now or datetime.datetime.now(datetime.timezone.utc)
+        now = now or datetime.datetime.now(datetime.UTC)
         name = f"{now:%Y%m%d-%H%M%S-%f}"
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         if not ok:

@@ -16,16 +16,53 @@ from flask import Blueprint, current_app, jsonify, request, send_from_directory,
 from flask_babel import gettext as _
 
 from companion.errors import CompanionError, GameRuleError, NothingToUndo
-from companion.game.events import (SCORE_LIMIT, Adjustment, AlsoWon, Corrected, DiceThrown, GameEnded, HandDrawn,
-                                   HandWon, Penalty, Recorded, Redeal, ScoredHand, SeatsChosen, Undone)
+from companion.game.events import (
+    SCORE_LIMIT,
+    Adjustment,
+    AlsoWon,
+    Corrected,
+    DiceThrown,
+    GameEnded,
+    HandDrawn,
+    HandWon,
+    Penalty,
+    Recorded,
+    Redeal,
+    ScoredHand,
+    SeatsChosen,
+    Undone,
+)
 from companion.hardware.dice.rolls import camera_echo
 from companion.rules.variant import builtin_names, load_variant
 from companion.table import check_players
-from companion.web.bodies import (AdjustmentBody, DiceBody, EndBody, HandBody, JoinBody, NewGameBody, PenaltyBody,
-                                  RedealBody, SeatBody, SeatsBody, UndoBody, field_label, idempotency_key, read_json)
+from companion.web.bodies import (
+    AdjustmentBody,
+    DiceBody,
+    EndBody,
+    HandBody,
+    JoinBody,
+    NewGameBody,
+    PenaltyBody,
+    RedealBody,
+    SeatBody,
+    SeatsBody,
+    UndoBody,
+    field_label,
+    idempotency_key,
+    read_json,
+)
 from companion.web.errors import WebError
-from companion.web.guard import (csrf_token, current_viewer, require_host, require_read, require_write, services,
-                                 shows_code, sign_out, web)
+from companion.web.guard import (
+    csrf_token,
+    current_viewer,
+    require_host,
+    require_read,
+    require_write,
+    services,
+    shows_code,
+    sign_out,
+    web,
+)
 from companion.web.i18n import error_message
 from companion.web.joining import join, resolve_player, take_seat
 from companion.web.scoring import label_photos

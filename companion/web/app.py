@@ -20,7 +20,7 @@ def create_app(services: Services) -> Flask:
     from companion.web.camera import camera_view
     from companion.web.corners import corners_view
     from companion.web.health import health
-    from companion.web.push import RESERVED_THREADS, PushBroker, push
+    from companion.web.push import PushBroker, push
     from companion.web.samples import samples_view
     from companion.web.scoring import allow_score_photo, scoring_view
     from companion.web.teach import allow_photo_upload, teach_view

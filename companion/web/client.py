@@ -10,8 +10,9 @@ import http.client
 import json
 import secrets
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 

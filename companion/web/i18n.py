@@ -14,7 +14,8 @@ from pathlib import Path
 
 from babel.support import Translations
 from flask import Flask, request, session
-from flask_babel import Babel, get_locale, lazy_gettext, gettext as _
+from flask_babel import Babel, get_locale, lazy_gettext
+from flask_babel import gettext as _
 
 from companion.errors import CompanionError
 

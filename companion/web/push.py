@@ -18,10 +18,12 @@ import json
 import logging
 import queue
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from flask import Blueprint, Response, request
-from flask_babel import get_translations, gettext as _
+from flask_babel import get_translations
+from flask_babel import gettext as _
 
 from companion.hub import Hub, Message
 from companion.table import Table

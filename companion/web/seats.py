@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from flask import current_app
@@ -60,7 +60,7 @@ class SeatBook:
 
     def claim(self, player: int, name: str, claim: str) -> None:
         with self._lock:
-            self._seats[player] = {"claim": claim, "name": name, "at": datetime.now(timezone.utc).isoformat()}
+            self._seats[player] = {"claim": claim, "name": name, "at": datetime.now(UTC).isoformat()}
             self._write()
 
     def release(self, player: int, claim: str) -> None:

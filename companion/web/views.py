@@ -13,8 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import segno
-from flask import (Blueprint, Response, current_app, redirect, render_template, request, send_from_directory,
-                   session, url_for)
+from flask import Blueprint, Response, current_app, redirect, render_template, request, send_from_directory, session, url_for
 from flask_babel import gettext as _
 
 from companion.errors import CompanionError
@@ -22,8 +21,19 @@ from companion.rules.seats import WINDS
 from companion.web.access import Viewer
 from companion.web.bodies import JoinBody, idempotency_key
 from companion.web.errors import WebError
-from companion.web.guard import (can_read, csrf_token, current_viewer, may_stream, require_host, require_read,
-                                 require_write, services, shows_code, sign_out, web)
+from companion.web.guard import (
+    can_read,
+    csrf_token,
+    current_viewer,
+    may_stream,
+    require_host,
+    require_read,
+    require_write,
+    services,
+    shows_code,
+    sign_out,
+    web,
+)
 from companion.web.i18n import LANGUAGES, client_strings, error_message, select_locale
 from companion.web.joining import join, take_seat
 from companion.web.seats import seat_book
@@ -204,9 +214,8 @@ def settings_page():
     viewer = current_viewer()
     if not can_read(viewer):
         return redirect(url_for("views.join_page"))
-    from companion.web.api import list_variants
+    from companion.web.api import list_games, list_variants
     from companion.web.samples import summary
-    from companion.web.api import list_games
     return page("settings.html", variants=list_variants() if viewer.is_host else [],
                 table_code=web().access.table_code if shows_code(viewer) else None,
                 host_code_hint=viewer.is_host, samples=summary() if viewer.is_host else None,

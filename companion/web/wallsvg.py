@@ -7,8 +7,8 @@ cell comes from `Square.grid(viewer)` (the viewer's wall along the bottom) and i
 
 from __future__ import annotations
 
-from markupsafe import Markup, escape
 from flask_babel import gettext as _
+from markupsafe import Markup, escape
 
 from companion.game.fold import GameState
 from companion.rules.diagram import cell_marks

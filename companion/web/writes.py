@@ -30,15 +30,26 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from flask import Flask, current_app, jsonify, make_response, render_template, request, session
-from markupsafe import Markup
 from flask_babel import gettext as _
+from markupsafe import Markup
 
-from companion.game.events import (Corrected, DiceAssigned, DiceThrown, GameResumed, GameStarted, HandDrawn, HandWon,
-                                   PlayerRenamed, Recorded, Undone, WallBroken)
+from companion.game.events import (
+    Corrected,
+    DiceAssigned,
+    DiceThrown,
+    GameResumed,
+    GameStarted,
+    HandDrawn,
+    HandWon,
+    PlayerRenamed,
+    Recorded,
+    Undone,
+    WallBroken,
+)
 from companion.web.bodies import idempotency_key
 from companion.web.errors import WebError
 from companion.web.guard import current_viewer, services

@@ -1,7 +1,6 @@
 """The box logic on the host: roll, animation, reports resent until acknowledged, host commands."""
 
 import pytest
-
 from dicebox import FW_VERSION
 from dicebox.box import DiceBox
 from dicebox.frame import checksum, decode, encode

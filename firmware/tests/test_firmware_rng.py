@@ -4,7 +4,6 @@ import random
 from collections import Counter
 
 import pytest
-
 from dicebox.rng import DiceRng, Xorshift128, uniform
 
 # chi-square critical value, 5 degrees of freedom, p = 0.001

@@ -11,8 +11,8 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 def cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1, d: int = 1) -> nn.Sequential:

@@ -36,12 +36,13 @@ MATCH_IOU = 0.3  # a reading is of a labelled die when their boxes overlap this 
 
 def render_views(seed: int, count: int, cache: Path) -> list[dict]:
     """The bench's scenes as the reader sees them: [{name, level, die_px, dice, tiles}], views as PNGs."""
+    from synth import view_truth
+
     from companion.vision.calibrate import from_markers
     from companion.vision.geometry import TableLayout
     from companion.vision.render.draw import render
     from companion.vision.render.scenes import LEVELS, random_scene, scene_variant
     from companion.vision.scene import SceneSettings, dice_view_foot
-    from synth import view_truth
 
     index = cache / "index.json"
     if index.exists():

@@ -19,11 +19,11 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
 import evaluate
+import numpy as np
 from common import DEFAULT_DATA
 from holdout import centre_counts, centre_pairs
+
 from companion.vision.tiles.recognizer import TileRecognizer, nms
 
 THRESHOLDS = [round(t, 2) for t in np.arange(0.2, 0.651, 0.05)]

@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 
 import cv2
-
 from common import DEFAULT_DATA, load_train, rotated_copy
+
 from companion.vision.tiles.codes import TILE_CODES
 from companion.vision.tiles.dataset import load_split
 from companion.vision.tiles.diagnose import Breakdown

@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 
 import torch
-
 from nets import CLS_SIZE, DET_SIZE, GENERAL_DET_SIZE, ClassifierExport, DetectorExport, TileClassifier, TileDetector
 
 PACKAGE_WEIGHTS = Path(__file__).resolve().parents[2] / "companion" / "vision" / "tiles" / "weights"

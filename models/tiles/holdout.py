@@ -14,7 +14,6 @@ import hashlib
 
 import cv2
 import numpy as np
-
 from augment import transform_boxes
 from common import load_train
 

@@ -15,8 +15,8 @@ Both are depthwise-separable so that they run in a few ms under onnxruntime on a
 from __future__ import annotations
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 DET_SIZE = 384          # the shipped detector's input
 GENERAL_DET_SIZE = 448  # the general detector's input

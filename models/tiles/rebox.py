@@ -18,8 +18,8 @@ import time
 
 import cv2
 import numpy as np
-
 from common import DEFAULT_DATA, load_train
+
 from companion.vision.tiles.metrics import iou_matrix
 from companion.vision.tiles.recognizer import TileRecognizer
 

@@ -23,7 +23,6 @@ import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
-
 from augment import squeeze
 from common import DEFAULT_DATA, load_train, photometric
 from nets import CLS_SIZE, TileClassifier

@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import pytest
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
+from test_dashboard import css, join, text, wait, wait_live
 
 from companion.game.events import DiceThrown, HandWon
-from test_dashboard import css, join, text, wait, wait_live
 
 pytestmark = pytest.mark.browser
 

@@ -6,14 +6,13 @@ import re
 import time
 
 import pytest
+from browser_codes import HOST_CODE, TABLE_CODE
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from companion.game.events import DiceThrown, SeatsChosen
-
-from browser_codes import HOST_CODE, TABLE_CODE
 
 pytestmark = pytest.mark.browser
 

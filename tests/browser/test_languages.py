@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from babel.messages.mofile import read_mo
+from browser_codes import HOST_CODE
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from test_dashboard import css, join, wait, wait_live
 
 import companion.web
-from browser_codes import HOST_CODE
 from companion.game.events import DiceThrown, HandWon, PlayerRenamed
 from companion.rules.variant import load_variant
-from test_dashboard import css, join, wait, wait_live
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
+from test_dashboard import css, join, no_horizontal_scroll, text, wait, wait_live
 
 from companion.game.events import HandWon
-from test_dashboard import css, join, no_horizontal_scroll, text, wait, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -64,9 +64,9 @@ def test_the_tables_own_screen_shows_a_join_address_the_phones_can_reach(live, b
     import io
 
     import segno
+    from browser_codes import TABLE_CODE
 
     from companion.web import address
-    from browser_codes import TABLE_CODE
 
     _, base = live
     port = base.rsplit(":", 1)[1]

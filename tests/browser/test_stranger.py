@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from test_dashboard import css, join, wait
 
 from companion.game.events import DiceThrown
-from test_dashboard import css, join, wait
 
 
 def test_a_strangers_page_follows_the_game_without_a_live_stream(live, browsers, monkeypatch):

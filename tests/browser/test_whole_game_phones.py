@@ -7,10 +7,10 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
+from test_dashboard import css, join, text, wait, wait_live
 
 from companion.game.events import DiceThrown, HandWon
 from companion.rules.variant import load_variant
-from test_dashboard import css, join, text, wait, wait_live
 
 pytestmark = pytest.mark.browser
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from selenium.webdriver.common.by import By
-
 from browser_codes import HOST_CODE, TABLE_CODE
+from selenium.webdriver.common.by import By
+from test_dashboard import css, join, text, wait, wait_live
+
 from companion.config import load_settings
 from companion.game.events import DiceThrown, HandDrawn, HandWon
 from companion.services import build_services
 from companion.web.server import add_dashboard
-from test_dashboard import css, join, text, wait, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -189,7 +189,7 @@ def test_a_double_tap_on_every_write_button_records_once(companion, browsers):
         wait(ann).until(lambda d: d.execute_script("""
             const b = [...document.querySelectorAll('#rolls button')].find((x) => x.textContent === arguments[0]);
             if (b) b.setAttribute('data-roll-action', '1');
-            return Boolean(b);""", {"discard": "Discard", "assign": "Count as this throw"}[action]))
+            return Boolean(b);""", {"discard": "Discard", "assign": "Count as this throw"}[action]))  # noqa: B023
         n = len(table.store.events())
         double_tap(ann, selector)
         assert settle(ann, companion, n) == n + 1, action

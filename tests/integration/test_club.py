@@ -260,7 +260,6 @@ def test_duplicates_and_a_gap_are_handled(broker, hubs, tables):
                 table="1", seq=seq, prev=prev, game=game, at=at, event=p.msgspec.Raw(payload.encode()))),
                 qos=1).wait_for_publish(5)
             prev = seq
-        before = hub.duplicates
         one.play(2)
         # an event from the future (its predecessor lost on the way): the hub asks again, never stores it
         future = one.store.last_id() + 5

@@ -8,6 +8,7 @@ import time
 import paho.mqtt.client as mqtt
 import pytest
 from click.testing import CliRunner
+from test_club import FakeTable, settle
 
 from companion.cli import main
 from companion.club import protocol as p
@@ -15,8 +16,6 @@ from companion.club.accounts import parse_tables, password_line
 from companion.club.broker import LocalMosquitto, free_port, mosquitto_binary
 from companion.club.hub import ClubHub
 from companion.config import load_settings
-
-from test_club import FakeTable, settle
 
 pytestmark = pytest.mark.skipif(mosquitto_binary() is None,
                                 reason="needs Mosquitto (Debian: apt install mosquitto); .ci/run installs it")

@@ -4,12 +4,11 @@ them, the ranking and the EMA-style CSV come from the tables' own games."""
 from __future__ import annotations
 
 import pytest
+from test_club import FakeTable, broker, hubs, settle  # noqa: F401 (fixtures)
 
 from companion.club.broker import mosquitto_binary
 from companion.club.referee import REFEREE_HEADER, Referee
 from companion.club.web import create_hub_app
-
-from test_club import FakeTable, broker, hubs, settle  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(mosquitto_binary() is None,
                                 reason="needs Mosquitto (Debian: apt install mosquitto); .ci/run installs it")

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from companion.game.events import DiceThrown
-from companion.health import dice_from_status
 from companion.hardware.dice.link import DiceLink
 from companion.hardware.dice.sim import Faults, PtyTransport, TcpTransport, VirtualDiceBox, VirtualPort
+from companion.health import dice_from_status
 from companion.hub import Hub
 from companion.rules.variant import load_variant
 from companion.storage import EventStore
@@ -72,7 +72,7 @@ class Rig:
         for _ in range(count):
             done = self.link.status["rolls_recorded"] + 1
             self.link.press_roll()
-            wait_for(lambda: self.link.status["rolls_recorded"] >= done, what="the roll to be recorded")
+            wait_for(lambda: self.link.status["rolls_recorded"] >= done, what="the roll to be recorded")  # noqa: B023
         wait_for(lambda: len(rolls(self.table)) >= want, what="the rolls in the log")
 
 

@@ -65,7 +65,7 @@ def _closed_by_server(s: socket.socket, within: float) -> bool:
         while True:
             if not s.recv(65536):
                 return True
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return False
     except ConnectionResetError:
         return True

@@ -136,8 +136,9 @@ def test_a_bad_photo_is_refused_with_the_reason_and_a_named_tile_must_be_in_it(t
 
 def test_the_running_recogniser_is_loaded_once_not_per_request(table, monkeypatch):
     phone = playing(table, "mcr")
-    send = lambda: phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "h.jpg")},
-                              content_type="multipart/form-data")
+    def send():
+        return phone.post("/api/score", data={"photo": (io.BytesIO(PHOTO.read_bytes()), "h.jpg")},
+                          content_type="multipart/form-data")
     assert send().status_code == 200
     loaded = scene.tile_recognizer()
 

@@ -4,7 +4,6 @@ the standings in GET /api/state (docs/game.md)."""
 from __future__ import annotations
 
 import pytest
-
 from test_web_api import Phone, make_app
 
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from test_web_api import Phone, make_app
 
 from companion.game.events import DiceThrown, HandDrawn
 from companion.web.writes import game_write
-
-from test_web_api import Phone, make_app
 
 #: POST routes that do not change the game, and why (every other POST route must use @game_write)
 EXEMPT = {

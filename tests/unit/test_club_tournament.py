@@ -1,6 +1,6 @@
 """Tournament rules of the house (companion/club/tournament.py): seatings, clock, scores, ranking."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -8,7 +8,7 @@ from companion.club import tournament as tm
 
 PLAYERS = [f"P{i:02d}" for i in range(16)]
 TABLES = ["1", "2", "3", "4"]
-T0 = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
 
 
 def everyone_once(seating):

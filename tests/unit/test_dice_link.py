@@ -266,8 +266,8 @@ def test_a_port_another_program_reads_is_not_shared(table):
 
     import serial
 
-    from companion.health import probe_dice
     from companion.config import load_settings
+    from companion.health import probe_dice
 
     master, slave = os.openpty()
     path = os.ttyname(slave)

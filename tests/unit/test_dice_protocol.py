@@ -1,10 +1,10 @@
 """Wire protocol, host side: tables of lines, round trips, and a fuzz run over arbitrary bytes."""
 
 import pytest
+from dicebox.frame import encode as firmware_encode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicebox.frame import encode as firmware_encode
 from companion.hardware.dice.protocol import (
     MAX_LINE,
     Ack,

@@ -1,19 +1,34 @@
 """The incremental fold equals the full fold of the log after every event (hypothesis), undo and
 correction included, however far back they reach."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.game.events import (Adjustment, AlsoWon, Corrected, DiceAssigned, DiceThrown, GameEnded, GameStarted,
-                                   HandDrawn, HandWon, Penalty, Recorded, Redeal, SeatsChosen, Undone, WallBroken)
+from companion.game.events import (
+    Adjustment,
+    AlsoWon,
+    Corrected,
+    DiceAssigned,
+    DiceThrown,
+    GameEnded,
+    GameStarted,
+    HandDrawn,
+    HandWon,
+    Penalty,
+    Recorded,
+    Redeal,
+    SeatsChosen,
+    Undone,
+    WallBroken,
+)
 from companion.game.fold import LiveFold, _resolve, fold
 from companion.rules.variant import builtin_names, load_variant
 
 VARIANTS = {name: load_variant(name) for name in builtin_names()}
-AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+AT = datetime(2026, 1, 1, tzinfo=UTC)
 player = st.integers(min_value=0, max_value=3)
 
 

@@ -14,7 +14,6 @@ from companion.cli import main
 from companion.errors import ImageError
 from companion.vision.tiles.recognizer import decode_image, read_image
 
-
 ROOT = Path(__file__).resolve().parents[2]
 DICE_PHOTO = ROOT / "models" / "dice" / "fixtures" / "IMG_20191208_112340.jpg"
 TILE_PHOTO = ROOT / "tests" / "fixtures" / "tiles" / "real" / "images" / "real_1.jpg"

@@ -4,7 +4,13 @@ import pytest
 
 from companion.rules.tiles import tile_set
 from companion.vision.tiles.codes import (
-    CODE_INDEX, DATASET_NAMES, DATASET_TO_CLASS, PEER_NAMES, TILE_CODES, dataset_name_to_code, describe,
+    CODE_INDEX,
+    DATASET_NAMES,
+    DATASET_TO_CLASS,
+    PEER_NAMES,
+    TILE_CODES,
+    dataset_name_to_code,
+    describe,
 )
 
 

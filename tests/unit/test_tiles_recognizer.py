@@ -264,8 +264,8 @@ def test_a_reading_with_a_few_sure_boxes_beats_one_with_many_doubtful_ones():
 def test_a_free_size_detector_reads_a_squeezed_photo_at_its_own_size_as_a_square_one_would(rec, monkeypatch):
     # the shipped photo detector takes any input size; read padded to a square instead (as a
     # fixed-size detector is), the squeezed photo gives nearly the same tiles
-    from companion.vision.tiles.recognizer import DetectorModel
     from companion.vision.tiles.metrics import iou_matrix
+    from companion.vision.tiles.recognizer import DetectorModel
 
     item = next(it for it in load_split(FIXTURES) if it.path.name == "real_1.jpg")
     img, truth = _stretched_row(item.path, item.boxes, 8.0)

@@ -39,7 +39,7 @@ def test_the_shipped_models_are_small_and_load(reader):
 def test_real_photos_kept_out_of_training_are_read(reader):
     """Two photos of the validation blocks (never trained on): box (IoU >= 0.5) and face."""
     right = total = spurious = 0
-    for name, img, truth in _fixture_photos():
+    for _name, img, truth in _fixture_photos():
         got = reader.read(img)
         used = set()
         for d in got:

@@ -7,9 +7,8 @@ import pytest
 from companion.vision import markers
 from companion.vision.calibrate import uncalibrated
 from companion.vision.render.draw import render, wind_disc_texture
-from companion.vision.render.scenes import random_scene
+from companion.vision.render.scenes import random_scene, scene_variant
 from companion.vision.scene import SceneSettings, analyse
-from companion.vision.render.scenes import scene_variant
 
 
 def _disc_photo(wind: str, angle: float, k: float = 8.0) -> np.ndarray:

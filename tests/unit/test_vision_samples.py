@@ -10,7 +10,7 @@ import numpy as np
 
 from companion.vision.samples import SampleKeeper
 
-T0 = datetime.datetime(2026, 11, 27, 20, 0, tzinfo=datetime.timezone.utc)
+T0 = datetime.datetime(2026, 11, 27, 20, 0, tzinfo=datetime.UTC)
 
 
 def frame(value=90):

@@ -5,11 +5,11 @@ import pytest
 
 from companion.rules.variant import load_variant
 from companion.rules.wall import Square, WallShape, break_wall
+from companion.vision.calibrate import from_markers
+from companion.vision.geometry import SIDES, TableLayout
 from companion.vision.render.draw import FELT, render
 from companion.vision.render.scenes import random_scene, resting_hand, scene_variant, wall_state
 from companion.vision.scene import SceneSettings, analyse, find_break
-from companion.vision.calibrate import from_markers
-from companion.vision.geometry import SIDES, TableLayout
 from companion.vision.wall_cover import FOREIGN_SHARE, _shade
 from companion.vision.wall_strips import back_colour, felt_colour, felt_hue, sample
 from companion.vision.walls import _arcs, _gap_readings

@@ -8,8 +8,14 @@ import stat
 import pytest
 
 from companion.config import ServerSettings
-from companion.web.access import (CODE_ALPHABET, AccessError, AttemptLimiter, CsrfTokens, Sessions, TableAccess,
-                                  is_loopback, normalise_code)
+from companion.web.access import (
+    CODE_ALPHABET,
+    AccessError,
+    AttemptLimiter,
+    CsrfTokens,
+    Sessions,
+    TableAccess,
+)
 
 
 def test_codes_are_made_up_once_kept_private_and_survive_a_restart(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from flask import Flask
@@ -30,7 +30,7 @@ def request_context():
 
 def state_after(variant: str, *throws):
     v = load_variant(variant)
-    at = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    at = datetime(2024, 1, 1, tzinfo=UTC)
     records = [Recorded(id=1, game=1, at=at, event=GameStarted(variant=v, players=["Ann", "Bob", "Cat", "Dan"]))]
     if v.seating.first_east != "typed":  # seed 003 throws for the first East: here the seats are as entered
         records.append(Recorded(id=2, game=1, at=at, event=SeatsChosen(order=[0, 1, 2, 3])))

@@ -10,8 +10,8 @@ vector squares of exact size: no raster image is scaled by the printer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -23,7 +23,7 @@ TILE_MM = 90.0            # each marker's cut-out square
 QUIET_MODULES = 1         # white margin round the black border, in modules (the detector needs it)
 
 
-@lru_cache(maxsize=None)
+@cache
 def dictionary():
     import cv2
 
@@ -129,7 +129,7 @@ def to_pdf(shapes: list[Rect | Text], page=PAGE_MM) -> bytes:
     from fpdf import FPDF
 
     pdf = FPDF(unit="mm", format=page)
-    pdf.set_creation_date(datetime(2024, 1, 1, tzinfo=timezone.utc))  # same input, same bytes
+    pdf.set_creation_date(datetime(2024, 1, 1, tzinfo=UTC))  # same input, same bytes
     pdf.set_title("Calibration markers")
     pdf.set_auto_page_break(False)
     pdf.add_page()

@@ -12,7 +12,8 @@ disc's readings are written along the top.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import cv2
 import numpy as np

@@ -76,7 +76,7 @@ def measure_latency(rolls: int, directory: Path, progress) -> dict:
         for i in range(1, rolls + 1):
             link.press_roll()
             with done:
-                if not done.wait_for(lambda: len(recorded) >= i, timeout=10):
+                if not done.wait_for(lambda: len(recorded) >= i, timeout=10):  # noqa: B023 (waited on at once)
                     raise click.ClickException(f"roll {i} was not recorded within 10 s")
             if i % 50 == 0:
                 progress(f"  {i}/{rolls} rolls")

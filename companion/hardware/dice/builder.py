@@ -17,7 +17,6 @@ from pathlib import Path
 from companion.hardware.dice.link import DiceLink
 from companion.hardware.dice.sim import PtyTransport, TcpTransport, VirtualDiceBox
 
-
 #: the simulated box's pty link, in the data folder (see SimulatedDiceBox)
 SIM_FOLDER = "dice-sim"
 

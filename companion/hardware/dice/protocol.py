@@ -118,7 +118,7 @@ class Pong:
     pass
 
 
-Message = Union[Hello, HelloQuery, Rolling, Roll, Cocked, Err, Ack, Ping, Pong]
+Message = Union[Hello, HelloQuery, Rolling, Roll, Cocked, Err, Ack, Ping, Pong]  # noqa: UP007 (a type alias msgspec decodes)
 
 
 # --- formatting ----------------------------------------------------------------------------------

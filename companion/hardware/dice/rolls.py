@@ -10,9 +10,10 @@ one is the game's decision (`companion.game.fold`), not the source's.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Literal, Sequence
+from datetime import UTC, datetime
+from typing import Literal
 
 from companion.errors import DiceError, GameRuleError
 from companion.game.events import DiceSource, DiceThrown, Recorded
@@ -98,5 +99,5 @@ def camera_echo(table: Table, faces: Sequence[int], now: datetime | None = None)
     record = next((r for r in reversed(table.records()) if r.id == wanted), None)
     if record is None:
         return None
-    age = ((now or datetime.now(timezone.utc)) - record.at).total_seconds()
+    age = ((now or datetime.now(UTC)) - record.at).total_seconds()
     return record if age <= ECHO_SECONDS else None

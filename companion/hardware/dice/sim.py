@@ -22,9 +22,9 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import serial
 from dicebox import FW_VERSION

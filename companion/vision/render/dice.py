@@ -73,13 +73,13 @@ class DieLook:
     seed: int = 0
 
     @staticmethod
-    def of(die) -> "DieLook":
+    def of(die) -> DieLook:
         """The look of a `render.scene.Die`: its palette entry, varied by the die's own numbers."""
         rng = np.random.default_rng([die.colour, die.turn, die.face, int(abs(die.x) * 97), int(abs(die.y) * 89)])
         return DieLook.random(rng, base=die.colour)
 
     @staticmethod
-    def random(rng: np.random.Generator, base: int | None = None) -> "DieLook":
+    def random(rng: np.random.Generator, base: int | None = None) -> DieLook:
         """A random ordinary die; `base` fixes the palette entry the body starts from."""
         body, pip, red = DICE_COLOURS[(base if base is not None else int(rng.integers(len(DICE_COLOURS))))
                                       % len(DICE_COLOURS)]

@@ -359,7 +359,7 @@ def _draw_hand(img, view, hand, mask: np.ndarray | None = None) -> None:
     shapes = []
     palm = [palm_c + d * 4.5 * math.cos(t) + n * 4.2 * math.sin(t) for t in np.linspace(0, 2 * math.pi, 20, False)]
     shapes.append(palm)
-    for i, off in enumerate((-2.7, -0.9, 0.9, 2.7)):
+    for off in (-2.7, -0.9, 0.9, 2.7):
         base = palm_c + n * off + d * 2
         length = 5.5 - abs(off) * 0.5
         shapes.append([base - n * 0.8, base + n * 0.8, base + n * 0.8 + d * length, base - n * 0.8 + d * length])

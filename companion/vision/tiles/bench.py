@@ -63,9 +63,9 @@ def _ours(threads: int | None):
 
 
 def _peer(threads: int | None):
-    from PIL import Image
     from mahjong_detector.predict import CLASS_NAMES, predict
     from mahjong_detector.preprocess import preprocess_image
+    from PIL import Image
 
     def once(p):
         t0 = time.perf_counter()

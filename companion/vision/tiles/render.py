@@ -42,7 +42,7 @@ def available_art() -> list[str]:
         return ["procedural", "abstract"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _riichi_svg(code: str) -> bytes:
     try:
         import importlib.resources as res

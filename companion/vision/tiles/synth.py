@@ -8,7 +8,6 @@ and occluding blobs.
 
 from __future__ import annotations
 
-
 import cv2
 import numpy as np
 

@@ -128,7 +128,7 @@ class TaughtSet:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None = None) -> "TaughtSet | None":
+    def load(cls, path: str | os.PathLike | None = None) -> TaughtSet | None:
         """The saved set, or None when nothing was taught yet."""
         path = Path(path or taught_path())
         if not path.exists():
@@ -156,7 +156,7 @@ def _damage(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def load_or_shipped(path: str | os.PathLike | None = None) -> tuple["TaughtSet | None", str | None]:
+def load_or_shipped(path: str | os.PathLike | None = None) -> tuple[TaughtSet | None, str | None]:
     """(the taught set or None, None), or (None, why) when its file is damaged: a damaged set
     must not stop tiles being named, so the shipped classifier names them and the caller says why."""
     try:
