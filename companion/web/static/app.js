@@ -92,13 +92,18 @@
       throw failure("refused", resp.status === 429 ? S.too_many : message, answer);
     }
     clearError();  // this write went through: an earlier refusal no longer stands
-    if (answer && answer.state) { state = answer.state; render(); }
+    if (answer && answer.state && newer(answer.state)) { state = answer.state; render(); }
     return answer;
+  }
+  // a state older than the one shown is not shown: a write's answer can arrive after the stream
+  // brought a later state (another phone's throw, the dice box), and the log's ids only grow
+  function newer(s) {
+    return !state || !Number.isInteger(s.version) || !Number.isInteger(state.version) || s.version >= state.version;
   }
   async function refreshState() {
     try {
       const resp = await fetch("/api/state", { credentials: "same-origin" });
-      if (resp.ok) { const fresh = await resp.json(); if (fresh) { state = fresh; render(); } }
+      if (resp.ok) { const fresh = await resp.json(); if (fresh && newer(fresh)) { state = fresh; render(); } }
     } catch (e) { /* the stream brings it */ }
   }
   // one write at a time, in the order the player tapped (each needs the previous one's token)
@@ -887,7 +892,7 @@
   function pollState() {
     fetch("/api/state", { headers: { Accept: "application/json" }, cache: "no-store" })
       .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
-      .then((s) => { if (s) { state = s; render(); } })
+      .then((s) => { if (s && newer(s)) { state = s; render(); } })
       .catch(() => setConnection(false));
   }
   function connect() {
