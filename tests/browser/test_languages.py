@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from babel.messages.mofile import read_mo
 from browser_codes import HOST_CODE
+from selenium.common.exceptions import TimeoutException as SeleniumTimeout
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 from test_dashboard import css, join, wait, wait_live
 
 import companion.web
@@ -120,10 +123,12 @@ def test_every_page_and_step_in_every_language_renders_whole(live, browsers, lan
     wait(host).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".games li[data-game]")))
     check(host, lang, "settings", english)
     for page in ("teach", "calibrate"):
-        # not waiting for the camera's picture to load (a busy machine takes its time): the words are there before
-        host.execute_script("location.href = arguments[0]", f"{base}/{page}")
-        wait(host, 20).until(lambda d, p=page: d.current_url.endswith(f"/{p}")
-                             and d.execute_script("return document.readyState") != "loading")
+        # not waiting for the camera's picture to load (a busy machine takes its time): the words are there before.
+        # The navigation starts after the script has returned, and a renderer still busy with the page before
+        # (a command timing out) is asked again, not taken for a failure.
+        host.execute_script("setTimeout(() => { location.href = arguments[0]; }, 0)", f"{base}/{page}")
+        WebDriverWait(host, 60, ignored_exceptions=(SeleniumTimeout, WebDriverException)).until(
+            lambda d, p=page: d.current_url.endswith(f"/{p}") and d.execute_script("return document.readyState") != "loading")
         check(host, lang, page, english)
 
     # a spectator's view, and a refusal in words
