@@ -50,7 +50,12 @@ def test_a_phone_draws_the_wind_tiles_or_sets_the_first_east(live, browsers):
     wait(phone).until(lambda d: services.table.state.seated is not None)
     assert sorted(services.table.state.players) == sorted(PLAYERS)
     assert services.table.state.seated["how"] == "drawn"
+    phone.execute_script("window.beforeNewGame = true")  # gone once the page has reloaded for the new game
     services.table.start_game(load_variant("classical"), PLAYERS)
+    # the phone reloads for the new game: wait until the new page shows it (else a write on the old one, 412)
+    shown = ("const s = !window.beforeNewGame && window.companionScoring && window.companionScoring.state();"
+             " return s && s.version;")
+    wait(phone).until(lambda d: str(d.execute_script(shown)) == str(services.table.version))
     wait(phone).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#first-east")))
     Select(css(phone, "#first-east")).select_by_visible_text("Cat")
     click(phone, '[data-action="first-east"]')
